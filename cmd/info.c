@@ -1,0 +1,159 @@
+/*
+ * mgbench info: what this kernel does with timestamps.  Kernel release and version, the coarse
+ * tick measured, clock resolutions, whether the debugfs counters and timestamp tracepoints
+ * exist, and per filesystem whether multigrain is in effect, decided by a write+statx probe.
+ */
+#include "config.h"
+#include "mgbench.h"
+#include "probe.h"
+#include "result.h"
+#include "target.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: mgbench info [--fs LIST | --dir PATH] [--json]\n\n"
+		     "Reports the kernel, its clocks and, per filesystem, whether multigrain\n"
+		     "timestamps are in effect (default: ext4,xfs,btrfs,tmpfs,ramfs).\n");
+}
+
+static json_t *probe_fs(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir,
+			const struct mgb_clockinfo *ci)
+{
+	struct mgb_target t;
+	struct mgb_mgtime_probe p;
+	char err[MGB_ERR_LEN];
+	json_t *j;
+	int r;
+
+	r = fs ? mgb_target_scratch(s, fs, &t, err) : mgb_target_dir(dir, &t, err);
+	if (r == 0)
+		r = mgb_mgtime_probe(&t, ci, &p, err);
+	if (r < 0)
+		j = json_pack("{s:s, s:s?, s:n, s:s}", "fs", fs ? fs->name : "dir", "fstype", t.fstype,
+			      "multigrain", "error", err);
+	else
+		j = json_pack("{s:s, s:s?, s:b, s:s, s:{s:i, s:I, s:f, s:I}}",
+			      "fs", fs ? fs->name : "dir", "fstype", t.fstype, "multigrain", p.multigrain,
+			      "evidence", p.evidence, "probe", "rounds", (int)p.rounds - 1,
+			      "distinct", (json_int_t)p.distinct, "elapsed_ticks", p.elapsed_ticks,
+			      "fill_mg_cmtime_events", (json_int_t)p.fill_mg_cmtime_events);
+	mgb_target_down(&t);
+	return j;
+}
+
+static void print_text(json_t *kernel, json_t *fss)
+{
+	json_t *clocks = json_object_get(kernel, "clocks"), *res = json_object_get(clocks, "resolution_ns");
+	json_t *tps = json_object_get(kernel, "timestamp_tracepoints"), *fs;
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	printf("kernel       %s\n", json_string_value(json_object_get(kernel, "release")));
+	printf("version      %.59s\n", json_string_value(json_object_get(kernel, "version")));
+	printf("coarse tick  %lld ns (HZ %.0f, measured)\n",
+	       (long long)json_integer_value(json_object_get(clocks, "coarse_tick_ns")),
+	       json_real_value(json_object_get(clocks, "hz_measured")));
+	printf("resolution   realtime %lld ns, realtime_coarse %lld ns\n",
+	       (long long)json_integer_value(json_object_get(res, "realtime")),
+	       (long long)json_integer_value(json_object_get(res, "realtime_coarse")));
+	printf("debugfs      %s\n", json_is_true(json_object_get(kernel, "multigrain_debugfs")) ?
+	       MGB_DEBUGFS_COUNTERS " present" : "multigrain counters absent");
+	printf("tracepoints ");
+	json_object_foreach(tps, key, v)
+		printf(" %s%s", json_is_true(v) ? "" : "!", key);
+	printf("\n\n%-6s %-7s %-10s %s\n", "fs", "type", "multigrain", "evidence");
+	json_array_foreach(fss, i, fs) {
+		json_t *mg = json_object_get(fs, "multigrain");
+		const char *ev = json_string_value(json_object_get(fs, "evidence"));
+
+		printf("%-6s %-7s %-10s ", json_string_value(json_object_get(fs, "fs")),
+		       json_string_value(json_object_get(fs, "fstype")) ?: "-",
+		       json_is_null(mg) ? "error" : json_is_true(mg) ? "yes" : "no");
+		if (!ev)
+			ev = json_string_value(json_object_get(fs, "error"));
+		/* wrap the evidence under its column so the table stays inside 72 columns */
+		for (int first = 1; ev && *ev; first = 0) {
+			int n = (int)strlen(ev) > 46 ? 46 : (int)strlen(ev);
+
+			while (n < (int)strlen(ev) && n > 20 && ev[n] != ' ')
+				n--;
+			printf("%*s%.*s\n", first ? 0 : 26, "", n, ev);
+			ev += n;
+			while (*ev == ' ')
+				ev++;
+		}
+	}
+	printf("\n(!name: tracepoint absent)\n");
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fs", required_argument, NULL, 'f' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const struct mgb_fs_type *fs[16];
+	unsigned nfs = 0;
+	const char *dir = NULL, *fslist = "ext4,xfs,btrfs,tmpfs,ramfs";
+	bool as_json = false;
+	struct mgb_session s;
+	struct mgb_clockinfo ci;
+	char err[MGB_ERR_LEN], listbuf[256], *save = NULL;
+	json_t *kernel, *fss, *doc;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': fslist = optarg; break;
+		case 'd': dir = optarg; break;
+		case 'j': as_json = true; break;
+		case 'h': usage(stdout); return MGB_EXIT_OK;
+		case ':': return mgb_usage_error("info", "%s needs a value", argv[optind - 1]);
+		default: return mgb_usage_error("info", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return mgb_usage_error("info", "unexpected argument '%s'", argv[optind]);
+	snprintf(listbuf, sizeof(listbuf), "%s", fslist);
+	for (char *tok = strtok_r(listbuf, ",", &save); tok && !dir; tok = strtok_r(NULL, ",", &save)) {
+		if (!(fs[nfs] = mgb_fs_type_find(tok)))
+			return mgb_usage_error("info", "unknown filesystem '%s' (see 'mgbench list')", tok);
+		if (++nfs == MGB_ARRAY_SIZE(fs))
+			break;
+	}
+
+	if (mgb_session_begin(&s, dir == NULL, err) < 0) {
+		fprintf(stderr, "mgbench info: %s\n", err);
+		mgb_session_end(&s);
+		return MGB_EXIT_FAIL;
+	}
+	mgb_clock_probe(&ci);
+	kernel = mgb_kernel_json(&ci);
+	fss = json_array();
+	if (dir)
+		json_array_append_new(fss, probe_fs(&s, NULL, dir, &ci));
+	for (unsigned i = 0; !dir && i < nfs; i++)
+		json_array_append_new(fss, probe_fs(&s, fs[i], NULL, &ci));
+	mgb_session_end(&s);
+
+	doc = json_pack("{s:s, s:o, s:o}", "schema", MGB_SCHEMA "/info", "kernel", kernel, "filesystems", fss);
+	if (as_json) {
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+		fputc('\n', stdout);
+	} else {
+		print_text(kernel, fss);
+	}
+	json_decref(doc);
+	return MGB_EXIT_OK;
+}

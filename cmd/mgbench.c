@@ -1,0 +1,70 @@
+/* mgbench: the command table and dispatch. */
+#include "config.h"
+#include "mgbench.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "run", cmd_run, "run a workload on scratch filesystems and record the results" },
+	{ "list", cmd_list, "list workloads, their options, filesystems and backends" },
+	{ "info", cmd_info, "what this kernel does with timestamps, per filesystem" },
+	{ "help", cmd_help, "show help for mgbench or one of its commands" },
+};
+
+void mgb_print_commands(FILE *out)
+{
+	fprintf(out, "usage: mgbench [--version] [--help] <command> [<args>]\n\n"
+		     "mgbench measures multigrain file timestamps on Linux.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'mgbench help <command>' or 'man mgbench-<command>' for more.\n");
+}
+
+int mgb_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "mgbench%s%s: ", verb ? " " : "", verb ? verb : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return MGB_EXIT_USAGE;
+}
+
+/* Like git: a write error on stdout (a full disk, a closed pipe) must not pass silently. */
+static int finish_stdout(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		perror("mgbench: writing output");
+		return rc ? rc : MGB_EXIT_FAIL;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		mgb_print_commands(stdout);
+		return finish_stdout(MGB_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("mgbench %s\n", PACKAGE_VERSION);
+		return finish_stdout(MGB_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return finish_stdout(cmd_help(argc - 1, argv + 1));
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return finish_stdout(commands[i].fn(argc - 1, argv + 1));
+	mgb_usage_error(NULL, "'%s' is not a command (see 'mgbench help')", argv[1]);
+	return MGB_EXIT_USAGE;
+}

@@ -1,0 +1,31 @@
+/*
+ * The command table.  To add a subcommand:
+ *   1. write cmd/<verb>.c with `int cmd_<verb>(int argc, char **argv)` (argv[0] is the verb),
+ *   2. declare it below and add a row to the table in cmd/mgbench.c,
+ *   3. add the file to cmd/Makemodule.am,
+ *   4. write man/mgbench-<verb>.1 and a test in tests/.
+ * Exit codes: 0 success, 1 failure, 2 usage error, 77 skipped (DESIGN.md).
+ */
+#ifndef MGB_CMD_H
+#define MGB_CMD_H
+
+#include <stdio.h>
+
+enum {
+	MGB_EXIT_OK = 0,
+	MGB_EXIT_FAIL = 1,
+	MGB_EXIT_USAGE = 2,
+	MGB_EXIT_INTERRUPTED = 130,
+};
+
+int cmd_run(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+/* Print the command list (for help and for a bare `mgbench`). */
+void mgb_print_commands(FILE *out);
+/* Print "mgbench <verb>: <message>" to stderr and return MGB_EXIT_USAGE. */
+int mgb_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

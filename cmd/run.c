@@ -1,0 +1,384 @@
+/*
+ * mgbench run <workload>[,<workload>...] [options]
+ *
+ * Parses the command line into a plan (workloads x filesystems x backends x repeats), enters a
+ * session, runs every cell, and writes the result document and the table.
+ */
+#include "config.h"
+#include "backend.h"
+#include "check.h"
+#include "mgbench.h"
+#include "progress.h"
+#include "result.h"
+#include "runner.h"
+#include "stop.h"
+#include "target.h"
+#include "util.h"
+#include "workload.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_ITEMS 16
+#define DEFAULT_FS "ext4,xfs,btrfs,tmpfs,ramfs"
+#define DEFAULT_ROUNDS "10000"
+
+struct run_opts {
+	const struct mgb_workload *workloads[MAX_ITEMS];
+	void *params[MAX_ITEMS];
+	unsigned nworkloads;
+	const struct mgb_fs_type *fs[MAX_ITEMS];
+	unsigned nfs;
+	const struct mgb_backend_ops *backends[MAX_ITEMS];
+	unsigned nbackends;
+	const char *dir;
+	const char *output;
+	uint64_t rounds;
+	uint64_t repeat;
+	bool fs_given;
+	bool quiet, json, check;
+};
+
+enum {
+	OPT_FS = 256, OPT_DIR, OPT_BACKEND, OPT_ROUNDS, OPT_REPEAT, OPT_JSON, OPT_CHECK,
+	OPT_WORKLOAD = 1024, /* + index into the merged workload option list */
+};
+
+static const struct option common_options[] = {
+	{ "fs", required_argument, NULL, OPT_FS },
+	{ "dir", required_argument, NULL, OPT_DIR },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+};
+
+static void print_usage(FILE *out, const struct run_opts *ro)
+{
+	fprintf(out,
+		"usage: mgbench run <workload>[,<workload>...|all] [options]\n\n"
+		"Runs each workload on each filesystem and backend, writes a JSON result\n"
+		"document and prints a table.  Needs root for scratch filesystems.\n\n"
+		"options:\n"
+		"    --fs LIST          filesystems to make and mount (default " DEFAULT_FS ")\n"
+		"    --dir PATH         run in a new subdirectory of PATH instead\n"
+		"    --backend LIST     how operations reach the kernel (default sync)\n"
+		"    --rounds N         rounds per cell (default " DEFAULT_ROUNDS ")\n"
+		"    --repeat N         run every cell N times (default 1)\n"
+		"    -o, --output FILE  result document (default mgbench-<workload>-<time>.json)\n"
+		"    --json             print the document on stdout instead of the table\n"
+		"    --check            exit 1 if a documented invariant is broken\n"
+		"    -q, --quiet        print no table\n");
+	for (unsigned i = 0; ro && i < ro->nworkloads; i++) {
+		fprintf(out, "\n%s: %s\n", ro->workloads[i]->name, ro->workloads[i]->summary);
+		mgb_options_print(out, ro->workloads[i]);
+	}
+	if (!ro || !ro->nworkloads) {
+		fputc('\n', out);
+		for (size_t i = 0; mgb_workloads[i]; i++)
+			fprintf(out, "  %-10s %s\n", mgb_workloads[i]->name, mgb_workloads[i]->summary);
+		fprintf(out, "\n'mgbench run <workload> --help' shows a workload's options.\n");
+	}
+}
+
+/* Split a comma list into items; each is looked up by find, and an unknown one is a usage error. */
+static int parse_list(const char *what, char *text, const void **items, unsigned *n,
+		      const void *(*find)(const char *))
+{
+	char *save = NULL;
+
+	*n = 0;
+	for (char *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const void *item = find(tok);
+
+		if (!item) {
+			mgb_usage_error("run", "unknown %s '%s' (see 'mgbench list')", what, tok);
+			return -1;
+		}
+		if (*n == MAX_ITEMS) {
+			mgb_usage_error("run", "too many items in the %s list", what);
+			return -1;
+		}
+		items[(*n)++] = item;
+	}
+	if (*n == 0) {
+		mgb_usage_error("run", "empty %s list", what);
+		return -1;
+	}
+	return 0;
+}
+
+static const void *find_fs(const char *name) { return mgb_fs_type_find(name); }
+static const void *find_backend(const char *name) { return mgb_backend_find(name); }
+static const void *find_workload(const char *name) { return mgb_workload_find(name); }
+
+static int parse_workloads(struct run_opts *ro, const char *arg)
+{
+	char *copy = strdup(arg);
+	int r = 0;
+
+	if (!strcmp(arg, "all")) {
+		for (ro->nworkloads = 0; mgb_workloads[ro->nworkloads]; ro->nworkloads++)
+			ro->workloads[ro->nworkloads] = mgb_workloads[ro->nworkloads];
+	} else {
+		r = parse_list("workload", copy, (const void **)ro->workloads, &ro->nworkloads, find_workload);
+	}
+	free(copy);
+	return r;
+}
+
+/* Every distinct workload option name becomes one long option; it applies to every workload that has it. */
+static struct option *build_options(const struct run_opts *ro, const char ***names)
+{
+	size_t n = MGB_ARRAY_SIZE(common_options), cap = n + 1, k = 0;
+	struct option *opts;
+
+	for (unsigned i = 0; i < ro->nworkloads; i++)
+		for (const struct mgb_workload_option *o = ro->workloads[i]->options; o->name; o++)
+			cap++;
+	opts = calloc(cap, sizeof(*opts));
+	*names = calloc(cap, sizeof(**names));
+	memcpy(opts, common_options, sizeof(common_options));
+	for (unsigned i = 0; i < ro->nworkloads; i++)
+		for (const struct mgb_workload_option *o = ro->workloads[i]->options; o->name; o++) {
+			bool seen = false;
+
+			for (size_t j = 0; j < k; j++)
+				seen = seen || !strcmp((*names)[j], o->name);
+			if (seen)
+				continue;
+			(*names)[k] = o->name;
+			opts[n].name = o->name;
+			opts[n].has_arg = o->type == MGB_OPT_BOOL ? no_argument : required_argument;
+			opts[n].val = OPT_WORKLOAD + (int)k;
+			n++, k++;
+		}
+	return opts;
+}
+
+static int set_workload_option(struct run_opts *ro, const char *name, const char *value)
+{
+	char err[MGB_ERR_LEN];
+
+	for (unsigned i = 0; i < ro->nworkloads; i++) {
+		const struct mgb_workload_option *o = mgb_option_find(ro->workloads[i], name);
+
+		if (o && mgb_param_set(o, ro->params[i], value, err) < 0)
+			return mgb_usage_error("run", "%s", err);
+	}
+	return 0;
+}
+
+static int parse_count(const char *opt, const char *text, uint64_t *v)
+{
+	if (mgb_parse_u64(text, v) < 0 || *v == 0)
+		return mgb_usage_error("run", "--%s '%s': expected a positive integer", opt, text);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct run_opts *ro)
+{
+	const char **names = NULL;
+	struct option *opts;
+	char err[MGB_ERR_LEN], fs_default[] = DEFAULT_FS, backend_default[] = "sync";
+	int c, rc = 0;
+
+	if (parse_workloads(ro, argv[1]) < 0)
+		return MGB_EXIT_USAGE;
+	for (unsigned i = 0; i < ro->nworkloads; i++) {
+		ro->params[i] = calloc(1, ro->workloads[i]->params_size);
+		if (mgb_params_defaults(ro->workloads[i], ro->params[i], err) < 0)
+			return mgb_usage_error("run", "%s", err);
+	}
+	mgb_parse_u64(DEFAULT_ROUNDS, &ro->rounds);
+	ro->repeat = 1;
+	parse_list("filesystem", fs_default, (const void **)ro->fs, &ro->nfs, find_fs);
+	parse_list("backend", backend_default, (const void **)ro->backends, &ro->nbackends, find_backend);
+
+	opts = build_options(ro, &names);
+	optind = 2;
+	opterr = 0;
+	while (rc == 0 && (c = getopt_long(argc, argv, ":o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FS:
+			if (parse_list("filesystem", optarg, (const void **)ro->fs, &ro->nfs, find_fs) < 0)
+				rc = MGB_EXIT_USAGE;
+			ro->fs_given = true;
+			break;
+		case OPT_BACKEND:
+			if (parse_list("backend", optarg, (const void **)ro->backends, &ro->nbackends, find_backend) < 0)
+				rc = MGB_EXIT_USAGE;
+			break;
+		case OPT_DIR:
+			ro->dir = optarg;
+			break;
+		case OPT_ROUNDS:
+			rc = parse_count("rounds", optarg, &ro->rounds);
+			break;
+		case OPT_REPEAT:
+			rc = parse_count("repeat", optarg, &ro->repeat);
+			break;
+		case 'o':
+			ro->output = optarg;
+			break;
+		case OPT_JSON:
+			ro->json = true;
+			break;
+		case OPT_CHECK:
+			ro->check = true;
+			break;
+		case 'q':
+			ro->quiet = true;
+			break;
+		case 'h':
+			print_usage(stdout, ro);
+			rc = -1;
+			break;
+		case ':':
+			rc = mgb_usage_error("run", "%s needs a value", argv[optind - 1]);
+			break;
+		case '?':
+			rc = mgb_usage_error("run", "unknown option '%s' for %s (see 'mgbench run %s --help')",
+					     argv[optind - 1], argv[1], argv[1]);
+			break;
+		default:
+			rc = set_workload_option(ro, names[c - OPT_WORKLOAD], optarg);
+			break;
+		}
+	}
+	if (rc == 0 && optind < argc)
+		rc = mgb_usage_error("run", "unexpected argument '%s'", argv[optind]);
+	free(opts);
+	free(names);
+	return rc;
+}
+
+static char *default_output_name(const struct run_opts *ro)
+{
+	char when[32], *name;
+	time_t now = time(NULL);
+
+	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", localtime(&now));
+	if (asprintf(&name, "mgbench-%s-%s.json", ro->nworkloads == 1 ? ro->workloads[0]->name : "suite",
+		     when) < 0)
+		return NULL;
+	return name;
+}
+
+static int run_plan(const struct run_opts *ro, struct mgb_session *s, json_t *doc,
+		    const struct mgb_clockinfo *ci, struct mgb_progress *progress)
+{
+	json_t *cells = json_object_get(doc, "cells");
+	unsigned nfs = ro->dir ? 1 : ro->nfs;
+	int rc = MGB_EXIT_OK;
+
+	for (uint64_t rep = 0; rep < ro->repeat; rep++)
+		for (unsigned w = 0; w < ro->nworkloads; w++)
+			for (unsigned f = 0; f < nfs; f++)
+				for (unsigned b = 0; b < ro->nbackends; b++) {
+					struct mgb_cell_spec spec = {
+						.workload = ro->workloads[w],
+						.params = ro->params[w],
+						.fs = ro->dir ? NULL : ro->fs[f],
+						.dir = ro->dir,
+						.backend = ro->backends[b],
+						.rounds = ro->rounds,
+						.repeat = (unsigned)rep,
+					};
+					json_t *cell;
+
+					if (mgb_stop_requested())
+						return rc;
+					cell = mgb_run_cell(s, &spec, ci, progress);
+					if (!strcmp(json_string_value(json_object_get(cell, "status")), "error")) {
+						fprintf(stderr, "mgbench run: %s on %s via %s: %s\n", spec.workload->name,
+							spec.fs ? spec.fs->name : ro->dir, spec.backend->name,
+							json_string_value(json_object_get(cell, "error")));
+						rc = MGB_EXIT_FAIL;
+					}
+					json_array_append_new(cells, cell);
+				}
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts ro = { 0 };
+	struct mgb_session session;
+	struct mgb_output out;
+	struct mgb_clockinfo ci;
+	struct mgb_progress progress;
+	char err[MGB_ERR_LEN], *outname = NULL;
+	json_t *doc = NULL;
+	int rc;
+
+	if (argc < 2) {
+		print_usage(stdout, NULL);
+		return MGB_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_usage(stdout, NULL);
+		return MGB_EXIT_OK;
+	}
+	rc = parse_args(argc, argv, &ro);
+	if (rc != 0)
+		goto out_params;
+	if (ro.dir && ro.fs_given) {
+		rc = mgb_usage_error("run", "--dir and --fs exclude each other");
+		goto out_params;
+	}
+
+	outname = ro.output ? strdup(ro.output) : default_output_name(&ro);
+	if (mgb_output_open(&out, outname, err) < 0) {
+		fprintf(stderr, "mgbench run: %s\n", err);
+		rc = MGB_EXIT_FAIL;
+		goto out_params;
+	}
+	mgb_stop_install();
+	if (mgb_session_begin(&session, ro.dir == NULL, err) < 0) {
+		fprintf(stderr, "mgbench run: %s\n", err);
+		mgb_output_abort(&out);
+		mgb_session_end(&session);
+		rc = MGB_EXIT_FAIL;
+		goto out_params;
+	}
+	mgb_clock_probe(&ci);
+	mgb_progress_init(&progress, !ro.quiet && isatty(STDERR_FILENO));
+	doc = mgb_result_new(argc, argv, &ci);
+
+	rc = run_plan(&ro, &session, doc, &ci, &progress);
+	mgb_session_end(&session);
+
+	if (mgb_stop_requested()) {
+		json_object_set_new(doc, "interrupted", json_true());
+		rc = MGB_EXIT_INTERRUPTED;
+	}
+	if (ro.check && rc == MGB_EXIT_OK && mgb_check_document(doc, stderr) > 0)
+		rc = MGB_EXIT_FAIL;
+	if (mgb_output_commit(&out, doc, err) < 0) {
+		fprintf(stderr, "mgbench run: %s\n", err);
+		rc = MGB_EXIT_FAIL;
+	} else if (ro.json) {
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+		fputc('\n', stdout);
+	} else if (!ro.quiet) {
+		mgb_report_print(stdout, doc);
+		printf("\nresults: %s\n", outname);
+	}
+	if (rc == MGB_EXIT_INTERRUPTED)
+		fprintf(stderr, "mgbench run: interrupted; partial results in %s\n", outname);
+	json_decref(doc);
+out_params:
+	free(outname);
+	for (unsigned i = 0; i < ro.nworkloads; i++)
+		free(ro.params[i]);
+	return rc < 0 ? MGB_EXIT_OK : rc;
+}

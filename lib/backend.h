@@ -1,0 +1,94 @@
+/*
+ * Backends: how an operation reaches the kernel.  Like fio's ioengines, a backend is a table of
+ * operations; a workload calls them and never a syscall directly, so the same workload runs
+ * through plain syscalls, io_uring or NFS.  Paths are relative to the backend's root directory.
+ * Every operation returns 0 (or a byte count) on success and -errno on failure.  An operation a
+ * backend cannot express is NULL; mgb_backend_require() turns that into a clear error.
+ */
+#ifndef MGB_BACKEND_H
+#define MGB_BACKEND_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct mgb_ts {
+	int64_t sec;
+	uint32_t nsec;
+};
+
+static inline int64_t mgb_ts_ns(struct mgb_ts t)
+{
+	return t.sec * 1000000000LL + t.nsec;
+}
+
+/* What a stat asks for and what it got back. */
+enum {
+	MGB_STAT_CTIME = 1u << 0,
+	MGB_STAT_MTIME = 1u << 1,
+	MGB_STAT_ATIME = 1u << 2,
+	MGB_STAT_BTIME = 1u << 3,
+	MGB_STAT_SIZE = 1u << 4,
+	MGB_STAT_CHANGE = 1u << 5, /* NFSv4 change attribute */
+	MGB_STAT_TIMES = MGB_STAT_CTIME | MGB_STAT_MTIME,
+};
+
+struct mgb_stat {
+	unsigned mask; /* MGB_STAT_* that are valid */
+	struct mgb_ts ctime, mtime, atime, btime;
+	uint64_t size;
+	uint64_t change;
+	uint64_t ino;
+	unsigned dev_major, dev_minor;
+};
+
+struct mgb_file {
+	int fd;     /* sync and io_uring backends */
+	void *priv; /* backend-private handle (e.g. struct nfsfh) */
+};
+
+struct mgb_backend;
+
+struct mgb_backend_ops {
+	const char *name;
+	const char *summary;
+	int (*init)(struct mgb_backend *be, const char *root, char *err);
+	void (*fini)(struct mgb_backend *be);
+
+	int (*open)(struct mgb_backend *be, const char *path, int flags, mode_t mode, struct mgb_file *f);
+	int (*close)(struct mgb_backend *be, struct mgb_file *f);
+	ssize_t (*pwrite)(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off);
+	ssize_t (*pread)(struct mgb_backend *be, struct mgb_file *f, void *buf, size_t len, off_t off);
+	int (*fstat)(struct mgb_backend *be, struct mgb_file *f, unsigned want, struct mgb_stat *st);
+	int (*stat)(struct mgb_backend *be, const char *path, unsigned want, struct mgb_stat *st);
+	int (*fsync)(struct mgb_backend *be, struct mgb_file *f);
+	int (*ftruncate)(struct mgb_backend *be, struct mgb_file *f, off_t len);
+	int (*fchmod)(struct mgb_backend *be, struct mgb_file *f, mode_t mode);
+	int (*fsetxattr)(struct mgb_backend *be, struct mgb_file *f, const char *name, const void *val, size_t len);
+	int (*futimens_now)(struct mgb_backend *be, struct mgb_file *f);
+	int (*fallocate)(struct mgb_backend *be, struct mgb_file *f, off_t off, off_t len);
+	int (*rename)(struct mgb_backend *be, const char *from, const char *to);
+	int (*link)(struct mgb_backend *be, const char *from, const char *to);
+	int (*unlink)(struct mgb_backend *be, const char *path);
+	int (*mkdir)(struct mgb_backend *be, const char *path, mode_t mode);
+	int (*rmdir)(struct mgb_backend *be, const char *path);
+};
+
+struct mgb_backend {
+	const struct mgb_backend_ops *ops;
+	void *priv;
+};
+
+/* All backends built into this binary, NULL-terminated. */
+extern const struct mgb_backend_ops *const mgb_backends[];
+
+const struct mgb_backend_ops *mgb_backend_find(const char *name);
+int mgb_backend_open(struct mgb_backend *be, const struct mgb_backend_ops *ops, const char *root, char *err);
+void mgb_backend_close(struct mgb_backend *be);
+
+/* -1 with "backend X cannot <what>" in err when op is NULL, else 0. */
+#define mgb_backend_require(be, op, err) \
+	((be)->ops->op ? 0 : mgb_err((err), "backend '%s' cannot " #op, (be)->ops->name))
+
+extern const struct mgb_backend_ops mgb_backend_sync;
+
+#endif

@@ -1,0 +1,59 @@
+#include "config.h"
+#include "observe.h"
+
+#include <string.h>
+
+void mgb_obs_init(struct mgb_stamp_obs *o)
+{
+	memset(o, 0, sizeof(*o));
+	mgb_hist_init(&o->steps);
+}
+
+void mgb_obs_baseline(struct mgb_stamp_obs *o, int64_t stamp_ns)
+{
+	o->has_prev = true;
+	o->prev_ns = stamp_ns;
+}
+
+double mgb_obs_distinct_ratio(const struct mgb_stamp_obs *o)
+{
+	return o->rounds ? (double)o->distinct / (double)o->rounds : 0.0;
+}
+
+double mgb_obs_distinct_per_tick(const struct mgb_stamp_obs *o, int64_t elapsed_ns, int64_t tick_ns)
+{
+	double ticks;
+
+	if (tick_ns <= 0 || elapsed_ns <= 0)
+		return 0.0;
+	ticks = (double)elapsed_ns / (double)tick_ns;
+	/* A run shorter than one tick still spans at least one coarse value. */
+	if (ticks < 1.0)
+		ticks = 1.0;
+	return (double)o->distinct / ticks;
+}
+
+/* Ratios and quantiles of nothing are unknown (null), not zero. */
+json_t *mgb_obs_to_json(const struct mgb_stamp_obs *o, int64_t elapsed_ns, int64_t tick_ns)
+{
+	json_t *steps = json_null();
+
+	if (o->steps.n)
+		steps = json_pack("{s:I, s:I, s:I, s:I, s:I}",
+				  "count", (json_int_t)o->steps.n,
+				  "min", (json_int_t)o->steps.min,
+				  "p50", (json_int_t)mgb_hist_quantile(&o->steps, 0.50),
+				  "p99", (json_int_t)mgb_hist_quantile(&o->steps, 0.99),
+				  "max", (json_int_t)o->steps.max);
+	return json_pack("{s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:o}",
+			 "rounds", (json_int_t)o->rounds,
+			 "distinct", (json_int_t)o->distinct,
+			 "distinct_ratio", o->rounds ? json_real(mgb_obs_distinct_ratio(o)) : json_null(),
+			 "distinct_per_tick", o->rounds ? json_real(mgb_obs_distinct_per_tick(o, elapsed_ns, tick_ns))
+							: json_null(),
+			 "backwards", (json_int_t)o->backwards,
+			 "worst_backwards_ns", (json_int_t)o->worst_backwards_ns,
+			 "future", (json_int_t)o->future,
+			 "worst_future_ns", (json_int_t)o->worst_future_ns,
+			 "step_ns", steps);
+}

@@ -1,0 +1,138 @@
+/* Declarative workload options: defaults, parsing, JSON and help text from one table. */
+#include "config.h"
+#include "util.h"
+#include "workload.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+const struct mgb_workload *mgb_workload_find(const char *name)
+{
+	for (size_t i = 0; mgb_workloads[i]; i++)
+		if (!strcmp(mgb_workloads[i]->name, name))
+			return mgb_workloads[i];
+	return NULL;
+}
+
+const struct mgb_workload_option *mgb_option_find(const struct mgb_workload *w, const char *name)
+{
+	for (const struct mgb_workload_option *o = w->options; o && o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+static int parse_number(const struct mgb_workload_option *o, const char *text, uint64_t *v)
+{
+	for (const struct mgb_opt_word *wd = o->words; wd && wd->word; wd++)
+		if (!strcmp(wd->word, text)) {
+			*v = wd->value;
+			return 0;
+		}
+	return o->type == MGB_OPT_SIZE ? mgb_parse_size(text, v) : mgb_parse_u64(text, v);
+}
+
+static void describe_expected(const struct mgb_workload_option *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	n += snprintf(buf + n, len - n, "%s", o->type == MGB_OPT_SIZE ? "a size like 4096 or 64k" :
+				      "a non-negative integer");
+	for (const struct mgb_opt_word *wd = o->words; wd && wd->word && n < len; wd++)
+		n += snprintf(buf + n, len - n, " or '%s'", wd->word);
+}
+
+int mgb_param_set(const struct mgb_workload_option *o, void *params, const char *text, char *err)
+{
+	uint64_t v;
+	char expected[128];
+
+	switch (o->type) {
+	case MGB_OPT_U64:
+	case MGB_OPT_SIZE:
+		if (!text || parse_number(o, text, &v) < 0) {
+			describe_expected(o, expected, sizeof(expected));
+			return mgb_err(err, "--%s '%s': expected %s", o->name, text ? text : "", expected);
+		}
+		if (v < o->min || (o->max && v > o->max)) {
+			if (o->max)
+				return mgb_err(err, "--%s %s: must be between %llu and %llu", o->name, text,
+					       (unsigned long long)o->min, (unsigned long long)o->max);
+			return mgb_err(err, "--%s %s: must be at least %llu", o->name, text,
+				       (unsigned long long)o->min);
+		}
+		MGB_PARAM(params, uint64_t, o) = v;
+		return 0;
+	case MGB_OPT_STRING:
+		if (o->choices) {
+			bool ok = false;
+
+			for (const char *const *c = o->choices; *c; c++)
+				ok = ok || !strcmp(*c, text);
+			if (!ok)
+				return mgb_err(err, "--%s '%s': not one of the allowed values (see mgbench list)",
+					       o->name, text);
+		}
+		MGB_PARAM(params, const char *, o) = text;
+		return 0;
+	case MGB_OPT_BOOL:
+		MGB_PARAM(params, bool, o) = true;
+		return 0;
+	}
+	return mgb_err(err, "--%s: unknown option type", o->name);
+}
+
+int mgb_params_defaults(const struct mgb_workload *w, void *params, char *err)
+{
+	memset(params, 0, w->params_size);
+	for (const struct mgb_workload_option *o = w->options; o && o->name; o++)
+		if (o->defval && o->type != MGB_OPT_BOOL && mgb_param_set(o, params, o->defval, err) < 0)
+			return -1;
+	return 0;
+}
+
+json_t *mgb_params_to_json(const struct mgb_workload *w, const void *params)
+{
+	json_t *obj = json_object();
+
+	for (const struct mgb_workload_option *o = w->options; o && o->name; o++) {
+		json_t *v = NULL;
+
+		switch (o->type) {
+		case MGB_OPT_U64:
+		case MGB_OPT_SIZE: {
+			uint64_t n = MGB_PARAM(params, uint64_t, o);
+
+			for (const struct mgb_opt_word *wd = o->words; !v && wd && wd->word; wd++)
+				if (wd->value == n)
+					v = json_string(wd->word);
+			if (!v)
+				v = json_integer((json_int_t)n);
+			break;
+		}
+		case MGB_OPT_STRING:
+			v = json_string(MGB_PARAM(params, const char *, o));
+			break;
+		case MGB_OPT_BOOL:
+			v = json_boolean(MGB_PARAM(params, bool, o));
+			break;
+		}
+		json_object_set_new(obj, o->name, v ? v : json_null());
+	}
+	return obj;
+}
+
+void mgb_options_print(FILE *out, const struct mgb_workload *w)
+{
+	for (const struct mgb_workload_option *o = w->options; o && o->name; o++) {
+		char lhs[40];
+
+		snprintf(lhs, sizeof(lhs), "--%s%s", o->name, o->type == MGB_OPT_BOOL ? "" :
+			 o->type == MGB_OPT_STRING ? " WORD" : " N");
+		fprintf(out, "    %-18s %s", lhs, o->help);
+		if (o->defval)
+			fprintf(out, " (default %s)", o->defval);
+		fputc('\n', out);
+	}
+}

@@ -1,0 +1,72 @@
+/*
+ * Probes: what the kernel says.  Clocks (resolution, the measured coarse tick), the global
+ * debugfs multigrain counters, per-inode tracepoint counts and the empirical multigrain test.
+ */
+#ifndef MGB_PROBE_H
+#define MGB_PROBE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "target.h"
+
+struct mgb_clockinfo {
+	int64_t res_realtime_ns;
+	int64_t res_realtime_coarse_ns;
+	int64_t res_monotonic_ns;
+	int64_t res_monotonic_coarse_ns;
+	int64_t coarse_tick_ns; /* measured step of CLOCK_REALTIME_COARSE */
+	double hz;              /* 1e9 / coarse_tick_ns */
+};
+
+void mgb_clock_probe(struct mgb_clockinfo *ci);
+json_t *mgb_clock_to_json(const struct mgb_clockinfo *ci);
+/* Sleep-free wait until CLOCK_REALTIME_COARSE has stepped n times. */
+void mgb_wait_coarse_ticks(unsigned n);
+
+#define MGB_DEBUGFS_COUNTERS "/sys/kernel/debug/multigrain_timestamps"
+
+/* The four global counters of /sys/kernel/debug/multigrain_timestamps, in the kernel's order. */
+struct mgb_mg_counters {
+	bool valid;
+	uint64_t ctime_updates, ctime_swaps, fine_stamps, floor_swaps;
+};
+
+void mgb_mg_counters_read(struct mgb_mg_counters *c);
+/* after - before as JSON, or JSON null when either snapshot is missing. */
+json_t *mgb_mg_counters_delta_json(const struct mgb_mg_counters *before, const struct mgb_mg_counters *after);
+
+#define MGB_TRACING_DIR "/sys/kernel/tracing"
+
+bool mgb_tracepoint_exists(const char *group, const char *event);
+
+/*
+ * Count one tracepoint's hits for a single inode, system-wide, with perf_event_open and a
+ * filter on dev and ino.  dev is the superblock's (struct mgb_target's sb_dev_*), not statx's.  File descriptors only: nothing is left behind if the process dies.
+ */
+#define MGB_TRACECOUNT_MAX_CPUS 256
+struct mgb_tracecount {
+	int nfds;
+	int fds[MGB_TRACECOUNT_MAX_CPUS];
+};
+
+int mgb_tracecount_open(struct mgb_tracecount *tc, const char *group, const char *event,
+			unsigned dev_major, unsigned dev_minor, uint64_t ino, char *err);
+/* Total hits so far, or -1 if unreadable. */
+int64_t mgb_tracecount_read(const struct mgb_tracecount *tc);
+void mgb_tracecount_close(struct mgb_tracecount *tc);
+
+/* The empirical multigrain test on a directory: write+statx rounds, distinct ctimes counted. */
+struct mgb_mgtime_probe {
+	unsigned rounds;
+	uint64_t distinct;
+	double elapsed_ticks;
+	int64_t fill_mg_cmtime_events; /* -1 when the tracepoint is unavailable */
+	bool multigrain;
+	char evidence[160];
+};
+
+int mgb_mgtime_probe(const struct mgb_target *t, const struct mgb_clockinfo *ci, struct mgb_mgtime_probe *p, char *err);
+
+#endif

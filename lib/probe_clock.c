@@ -1,0 +1,67 @@
+#include "config.h"
+#include "probe.h"
+#include "util.h"
+
+static int64_t res_ns(clockid_t c)
+{
+	struct timespec t;
+
+	return clock_getres(c, &t) == 0 ? mgb_timespec_ns(&t) : -1;
+}
+
+void mgb_wait_coarse_ticks(unsigned n)
+{
+	int64_t last = mgb_clock_ns(CLOCK_REALTIME_COARSE);
+
+	while (n > 0) {
+		int64_t now = mgb_clock_ns(CLOCK_REALTIME_COARSE);
+
+		if (now != last) {
+			last = now;
+			n--;
+		}
+	}
+}
+
+/* The smallest step of CLOCK_REALTIME_COARSE seen over a few ticks is the tick. */
+static int64_t measure_coarse_tick(void)
+{
+	int64_t best = 0, last = mgb_clock_ns(CLOCK_REALTIME_COARSE);
+	int seen = 0;
+	int64_t deadline = mgb_clock_ns(CLOCK_MONOTONIC) + 200 * 1000 * 1000;
+
+	while (seen < 5 && mgb_clock_ns(CLOCK_MONOTONIC) < deadline) {
+		int64_t now = mgb_clock_ns(CLOCK_REALTIME_COARSE);
+
+		if (now != last) {
+			if (seen++ > 0 && (best == 0 || now - last < best))
+				best = now - last; /* the first step may be partial: skip it */
+			last = now;
+		}
+	}
+	return best;
+}
+
+void mgb_clock_probe(struct mgb_clockinfo *ci)
+{
+	ci->res_realtime_ns = res_ns(CLOCK_REALTIME);
+	ci->res_realtime_coarse_ns = res_ns(CLOCK_REALTIME_COARSE);
+	ci->res_monotonic_ns = res_ns(CLOCK_MONOTONIC);
+	ci->res_monotonic_coarse_ns = res_ns(CLOCK_MONOTONIC_COARSE);
+	ci->coarse_tick_ns = measure_coarse_tick();
+	if (ci->coarse_tick_ns <= 0)
+		ci->coarse_tick_ns = ci->res_realtime_coarse_ns;
+	ci->hz = ci->coarse_tick_ns > 0 ? 1e9 / (double)ci->coarse_tick_ns : 0;
+}
+
+json_t *mgb_clock_to_json(const struct mgb_clockinfo *ci)
+{
+	return json_pack("{s:I, s:f, s:{s:I, s:I, s:I, s:I}}",
+			 "coarse_tick_ns", (json_int_t)ci->coarse_tick_ns,
+			 "hz_measured", ci->hz,
+			 "resolution_ns",
+			 "realtime", (json_int_t)ci->res_realtime_ns,
+			 "realtime_coarse", (json_int_t)ci->res_realtime_coarse_ns,
+			 "monotonic", (json_int_t)ci->res_monotonic_ns,
+			 "monotonic_coarse", (json_int_t)ci->res_monotonic_coarse_ns);
+}

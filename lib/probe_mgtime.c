@@ -1,0 +1,80 @@
+/*
+ * Is multigrain in effect on a filesystem?  Decided empirically: write then statx(CTIME|MTIME),
+ * many times within a few coarse ticks.  Coarse stamps give at most one distinct ctime per tick;
+ * multigrain gives one per round.  The fill_mg_cmtime tracepoint, which fires only on the
+ * multigrain getattr path, is counted for the probe's inode as a second witness.
+ */
+#include "config.h"
+#include "probe.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PROBE_ROUNDS 200
+
+int mgb_mgtime_probe(const struct mgb_target *t, const struct mgb_clockinfo *ci, struct mgb_mgtime_probe *p, char *err)
+{
+	struct mgb_tracecount tc = { 0 };
+	struct statx sx;
+	char path[4096];
+	int64_t prev = -1, t0, t1;
+	char byte = 'x';
+	int fd;
+
+	memset(p, 0, sizeof(*p));
+	p->rounds = PROBE_ROUNDS;
+	p->fill_mg_cmtime_events = -1;
+	snprintf(path, sizeof(path), "%s/.mgbench-probe", t->path);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return mgb_err(err, "probe file %s: %s", path, strerror(errno));
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_INO, &sx) == 0 &&
+	    mgb_tracecount_open(&tc, "timestamp", "fill_mg_cmtime", t->sb_dev_major, t->sb_dev_minor,
+				sx.stx_ino, NULL) < 0)
+		tc.nfds = 0;
+	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+	for (unsigned i = 0; i < PROBE_ROUNDS; i++) {
+		int64_t c;
+
+		if (pwrite(fd, &byte, 1, 0) != 1 ||
+		    statx(fd, "", AT_EMPTY_PATH, STATX_CTIME | STATX_MTIME, &sx) < 0) {
+			mgb_err(err, "probe write/statx on %s: %s", path, strerror(errno));
+			goto fail;
+		}
+		c = sx.stx_ctime.tv_sec * MGB_NSEC_PER_SEC + sx.stx_ctime.tv_nsec;
+		if (i > 0 && c != prev)
+			p->distinct++;
+		prev = c;
+	}
+	t1 = mgb_clock_ns(CLOCK_MONOTONIC);
+	if (tc.nfds)
+		p->fill_mg_cmtime_events = mgb_tracecount_read(&tc);
+	mgb_tracecount_close(&tc);
+	close(fd);
+	unlink(path);
+
+	p->elapsed_ticks = ci->coarse_tick_ns > 0 ? (double)(t1 - t0) / (double)ci->coarse_tick_ns : 0;
+	/* Coarse stamps cannot give more distinct values than ticks elapsed (+1 for the edge). */
+	p->multigrain = p->distinct >= (PROBE_ROUNDS - 1) * 99 / 100 &&
+			(double)p->distinct > 2.0 * (p->elapsed_ticks + 1.0);
+	snprintf(p->evidence, sizeof(p->evidence), "%llu distinct ctimes in %u write+statx rounds over %.1f ticks",
+		 (unsigned long long)p->distinct, PROBE_ROUNDS - 1, p->elapsed_ticks);
+	if (p->fill_mg_cmtime_events >= 0) {
+		size_t n = strlen(p->evidence);
+
+		snprintf(p->evidence + n, sizeof(p->evidence) - n, "; fill_mg_cmtime fired %lld times",
+			 (long long)p->fill_mg_cmtime_events);
+	}
+	return 0;
+fail:
+	mgb_tracecount_close(&tc);
+	close(fd);
+	unlink(path);
+	return -1;
+}

@@ -1,0 +1,106 @@
+/* The plain-text table: one block per workload, one row per cell, at most 72 columns. */
+#include "config.h"
+#include "result.h"
+#include "util.h"
+#include "workload.h"
+
+#include <string.h>
+
+#define COL_WIDTH 9
+
+static void print_value(FILE *out, json_t *v, const char *format)
+{
+	char buf[32];
+
+	if (!v || json_is_null(v)) {
+		fprintf(out, " %*s", COL_WIDTH, "-");
+		return;
+	}
+	if (!strcmp(format, "ratio"))
+		snprintf(buf, sizeof(buf), "%.3f", json_number_value(v));
+	else if (!strcmp(format, "ns"))
+		mgb_format_ns(buf, sizeof(buf), json_number_value(v));
+	else if (!strcmp(format, "rate") || !strcmp(format, "int"))
+		snprintf(buf, sizeof(buf), "%.0f", json_number_value(v));
+	else
+		snprintf(buf, sizeof(buf), "%.2f", json_number_value(v));
+	fprintf(out, " %*s", COL_WIDTH, buf);
+}
+
+/* Cells with the same workload and parameters share one table block. */
+static char *block_key_of(json_t *cell)
+{
+	json_t *k = json_pack("{s:O?, s:O?}", "w", json_object_get(cell, "workload"), "p",
+			      json_object_get(cell, "params"));
+	char *s = json_dumps(k, JSON_SORT_KEYS | JSON_COMPACT);
+
+	json_decref(k);
+	return s;
+}
+
+static void print_params(FILE *out, json_t *params)
+{
+	const char *key;
+	json_t *v;
+	int col = 2;
+
+	fputs("  ", out);
+	json_object_foreach(params, key, v) {
+		char *s = json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+		int len = (int)(strlen(key) + strlen(s) + 2);
+
+		if (col + len > 72) {
+			fputs("\n  ", out);
+			col = 2;
+		}
+		col += fprintf(out, "%s=%s ", key, s);
+		free(s);
+	}
+	fputc('\n', out);
+}
+
+void mgb_report_print(FILE *out, json_t *doc)
+{
+	json_t *cells = json_object_get(doc, "cells");
+	const char *last_block = NULL;
+	char *block_key = NULL;
+	size_t i;
+	json_t *cell;
+
+	json_array_foreach(cells, i, cell) {
+		const char *wname = json_string_value(json_object_get(cell, "workload"));
+		const struct mgb_workload *w = wname ? mgb_workload_find(wname) : NULL;
+		json_t *metrics = json_object_get(cell, "metrics");
+		char *key;
+
+		if (!w)
+			continue;
+		key = block_key_of(cell);
+		if (!last_block || strcmp(block_key, key)) {
+			fprintf(out, "%s%s: %s\n", last_block ? "\n" : "", w->name, w->summary);
+			print_params(out, json_object_get(cell, "params"));
+			fprintf(out, "%-6s%-6s", "fs", "via");
+			for (const struct mgb_column *c = w->columns; c->header; c++)
+				fprintf(out, " %*s", COL_WIDTH, c->header);
+			fputc('\n', out);
+			free(block_key);
+			block_key = key;
+			last_block = wname;
+		} else {
+			free(key);
+		}
+		fprintf(out, "%-6.6s%-6.6s", json_string_value(json_object_get(cell, "fs")),
+			json_string_value(json_object_get(cell, "backend")));
+		if (!json_is_object(metrics)) {
+			fprintf(out, " %s: %s\n", json_string_value(json_object_get(cell, "status")),
+				json_string_value(json_object_get(cell, "error")) ?: "");
+			continue;
+		}
+		for (const struct mgb_column *c = w->columns; c->header; c++)
+			print_value(out, mgb_json_path(metrics, c->path), c->format);
+		if (strcmp(json_string_value(json_object_get(cell, "status")) ?: "", "ok"))
+			fprintf(out, " (%s)", json_string_value(json_object_get(cell, "status")));
+		fputc('\n', out);
+	}
+	free(block_key);
+}

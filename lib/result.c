@@ -1,0 +1,140 @@
+#include "config.h"
+#include "result.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+json_t *mgb_kernel_json(const struct mgb_clockinfo *ci)
+{
+	struct utsname u;
+	struct mgb_mg_counters c;
+	json_t *tps = json_object();
+	static const char *const events[] = { "fill_mg_cmtime", "ctime_ns_xchg", "ctime_xchg_skip",
+					      "inode_set_ctime_to_ts" };
+
+	uname(&u);
+	mgb_mg_counters_read(&c);
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(events); i++)
+		json_object_set_new(tps, events[i], json_boolean(mgb_tracepoint_exists("timestamp", events[i])));
+	return json_pack("{s:s, s:s, s:s, s:o, s:b, s:o}",
+			 "release", u.release, "version", u.version, "machine", u.machine,
+			 "clocks", mgb_clock_to_json(ci),
+			 "multigrain_debugfs", c.valid,
+			 "timestamp_tracepoints", tps);
+}
+
+json_t *mgb_result_new(int argc, char **argv, const struct mgb_clockinfo *ci)
+{
+	char host[256] = "", when[64];
+	time_t now = time(NULL);
+	json_t *cmd = json_array();
+
+	gethostname(host, sizeof(host) - 1);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(cmd, json_string(argv[i]));
+	return json_pack("{s:s, s:{s:s, s:s}, s:s, s:{s:s, s:I}, s:o, s:o, s:b, s:[]}",
+			 "schema", MGB_SCHEMA,
+			 "tool", "name", PACKAGE_NAME, "version", PACKAGE_VERSION,
+			 "created", when,
+			 "host", "name", host, "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
+			 "kernel", mgb_kernel_json(ci),
+			 "command", cmd,
+			 "interrupted", 0,
+			 "cells");
+}
+
+int mgb_output_open(struct mgb_output *out, const char *path, char *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->fd = -1;
+	out->path = strdup(path);
+	if (!out->path || asprintf(&out->tmp, "%s.tmp.XXXXXX", path) < 0)
+		return mgb_err(err, "out of memory");
+	out->fd = mkstemp(out->tmp);
+	if (out->fd < 0) {
+		mgb_err(err, "cannot write result file %s: %s", path, strerror(errno));
+		free(out->tmp);
+		out->tmp = NULL;
+		mgb_output_abort(out);
+		return -1;
+	}
+	fchmod(out->fd, 0644);
+	return 0;
+}
+
+void mgb_output_abort(struct mgb_output *out)
+{
+	if (out->fd >= 0)
+		close(out->fd);
+	if (out->tmp)
+		unlink(out->tmp);
+	free(out->tmp);
+	free(out->path);
+	memset(out, 0, sizeof(*out));
+	out->fd = -1;
+}
+
+int mgb_output_commit(struct mgb_output *out, json_t *doc, char *err)
+{
+	if (json_dumpfd(doc, out->fd, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 || write(out->fd, "\n", 1) != 1 ||
+	    fsync(out->fd) < 0) {
+		mgb_err(err, "writing %s: %s", out->tmp, strerror(errno));
+		mgb_output_abort(out);
+		return -1;
+	}
+	close(out->fd);
+	out->fd = -1;
+	if (rename(out->tmp, out->path) < 0) {
+		mgb_err(err, "rename %s to %s: %s", out->tmp, out->path, strerror(errno));
+		mgb_output_abort(out);
+		return -1;
+	}
+	free(out->tmp);
+	out->tmp = NULL;
+	mgb_output_abort(out);
+	return 0;
+}
+
+json_t *mgb_result_load(const char *path, char *err)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+	const char *schema;
+
+	if (!doc) {
+		mgb_err(err, "%s: line %d: %s", path, je.line, je.text);
+		return NULL;
+	}
+	schema = json_string_value(json_object_get(doc, "schema"));
+	if (!schema || strcmp(schema, MGB_SCHEMA) || !json_is_array(json_object_get(doc, "cells"))) {
+		mgb_err(err, "%s: not an %s result document", path, MGB_SCHEMA);
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+json_t *mgb_json_path(json_t *obj, const char *path)
+{
+	char key[128];
+
+	while (obj && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		obj = json_object_get(obj, key);
+		path += n + (path[n] == '.');
+	}
+	return obj;
+}

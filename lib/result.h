@@ -1,0 +1,41 @@
+/*
+ * The result document (schema "mgbench/1", documented in mgbench-json(5)): built with jansson,
+ * written atomically (a temp file beside the destination, fsync, rename), read back by
+ * compare/plot and the tests.
+ */
+#ifndef MGB_RESULT_H
+#define MGB_RESULT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "probe.h"
+
+#define MGB_SCHEMA "mgbench/1"
+
+/* The top of a document: schema, tool, host, kernel, command line, empty cells. */
+json_t *mgb_result_new(int argc, char **argv, const struct mgb_clockinfo *ci);
+/* The "kernel" object: release, version, clocks, multigrain counters and tracepoints present. */
+json_t *mgb_kernel_json(const struct mgb_clockinfo *ci);
+
+/* An output file reserved before the run, so an unwritable path fails before any work. */
+struct mgb_output {
+	char *path;
+	char *tmp;
+	int fd;
+};
+
+int mgb_output_open(struct mgb_output *out, const char *path, char *err);
+int mgb_output_commit(struct mgb_output *out, json_t *doc, char *err);
+void mgb_output_abort(struct mgb_output *out);
+
+/* Load and check a document; NULL with err set if it is not an mgbench/1 document. */
+json_t *mgb_result_load(const char *path, char *err);
+
+/* Look up a dotted path ("ctime.distinct_ratio") in an object; NULL if absent. */
+json_t *mgb_json_path(json_t *obj, const char *path);
+
+/* The plain-text table (72 columns) for every cell of a document. */
+void mgb_report_print(FILE *out, json_t *doc);
+
+#endif

@@ -1,0 +1,217 @@
+/* Scratch filesystems and --dir targets: make, mount, describe and tear down. */
+#include "config.h"
+#include "target.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const mkfs_ext4[] = { "mkfs.ext4", "-F", "-q", NULL };
+static const char *const mkfs_xfs[] = { "mkfs.xfs", "-f", "-q", NULL };
+static const char *const mkfs_btrfs[] = { "mkfs.btrfs", "-f", "-q", NULL };
+
+/* Sizes: mkfs.xfs refuses images under about 300 MB, mkfs.btrfs needs 109 MiB. */
+const struct mgb_fs_type mgb_fs_types[] = {
+	{ "ext4", true, 256, mkfs_ext4, NULL, true },
+	{ "xfs", true, 512, mkfs_xfs, NULL, true },
+	{ "btrfs", true, 256, mkfs_btrfs, NULL, true },
+	{ "tmpfs", false, 0, NULL, "size=256m", true },
+	{ "ramfs", false, 0, NULL, NULL, false },
+};
+const unsigned mgb_fs_type_count = MGB_ARRAY_SIZE(mgb_fs_types);
+
+const struct mgb_fs_type *mgb_fs_type_find(const char *name)
+{
+	for (unsigned i = 0; i < mgb_fs_type_count; i++)
+		if (!strcmp(mgb_fs_types[i].name, name))
+			return &mgb_fs_types[i];
+	return NULL;
+}
+
+/*
+ * The mount that holds path, from mountinfo: the longest mount point that prefixes its real path.
+ * Its major:minor is the superblock's s_dev, which tracepoints report (statx may differ: btrfs
+ * gives each subvolume an anonymous device).
+ */
+static void describe_mount(const char *path, struct mgb_target *t)
+{
+	char real[4096], line[8192], best_type[64] = "unknown";
+	size_t best_len = 0;
+	FILE *f;
+
+	if (!realpath(path, real) || !(f = fopen("/proc/self/mountinfo", "re"))) {
+		t->fstype = strdup(best_type);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		char mnt[4096], type[64], *sep = strstr(line, " - ");
+		size_t len;
+
+		if (!sep || sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mnt) != 3 ||
+		    sscanf(sep + 3, "%63s", type) != 1)
+			continue;
+		len = strlen(mnt);
+		/* mount points are octal-escaped in mountinfo; ours never contain spaces */
+		if (strncmp(real, mnt, len) || (real[len] != '/' && real[len] != '\0' && len > 1))
+			continue;
+		if (len >= best_len) { /* later lines are mounted on top: >= keeps the topmost */
+			best_len = len;
+			snprintf(best_type, sizeof(best_type), "%s", type);
+			t->sb_dev_major = maj;
+			t->sb_dev_minor = min;
+		}
+	}
+	fclose(f);
+	t->fstype = strdup(best_type);
+}
+
+static char *join_argv(const char *const argv[], const char *last)
+{
+	size_t len = strlen(last) + 1;
+	char *s;
+
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; argv[i]; i++) {
+		strcat(s, argv[i]);
+		strcat(s, " ");
+	}
+	strcat(s, last);
+	return s;
+}
+
+static int make_image(const struct mgb_fs_type *fs, struct mgb_target *t, char *err)
+{
+	const char *argv[16];
+	size_t n = 0;
+	int fd;
+
+	fd = open(t->image, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return mgb_err(err, "create %s: %s", t->image, strerror(errno));
+	if (ftruncate(fd, (off_t)fs->image_mib << 20) < 0) {
+		close(fd);
+		return mgb_err(err, "size %s: %s", t->image, strerror(errno));
+	}
+	close(fd);
+	for (; fs->mkfs[n] && n < MGB_ARRAY_SIZE(argv) - 2; n++)
+		argv[n] = fs->mkfs[n];
+	argv[n++] = t->image;
+	argv[n] = NULL;
+	t->mkfs_cmd = join_argv(fs->mkfs, "IMAGE");
+	return mgb_run_program(argv, err);
+}
+
+int mgb_target_scratch(struct mgb_session *s, const struct mgb_fs_type *fs, struct mgb_target *t, char *err)
+{
+	const char *source = fs->name;
+	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+	int loopfd = -1;
+
+	memset(t, 0, sizeof(*t));
+	t->fs = fs;
+	t->label = strdup(fs->name);
+	if (!s->tmpdir)
+		return mgb_err(err, "no scratch session");
+	s->serial++;
+	if (asprintf(&t->mnt, "%s/%s-%u", s->tmpdir, fs->name, s->serial) < 0)
+		return mgb_err(err, "out of memory");
+	if (mkdir(t->mnt, 0700) < 0)
+		return mgb_err(err, "mkdir %s: %s", t->mnt, strerror(errno));
+	if (fs->loop) {
+		if (asprintf(&t->image, "%s.img", t->mnt) < 0)
+			return mgb_err(err, "out of memory");
+		if (make_image(fs, t, err) < 0)
+			return -1;
+		loopfd = mgb_loop_attach(t->image, &t->loopdev, err);
+		if (loopfd < 0)
+			return -1;
+		source = t->loopdev;
+	}
+	if (mount(source, t->mnt, fs->name, 0, fs->mount_options) < 0) {
+		mgb_err(err, "mount %s (%s) on %s: %s", source, fs->name, t->mnt, strerror(errno));
+		if (loopfd >= 0)
+			close(loopfd); /* autoclear detaches the unused device on this close */
+		return -1;
+	}
+	t->mounted = true;
+	if (loopfd >= 0)
+		close(loopfd); /* the mount now holds the device; it detaches when unmounted */
+	t->path = strdup(t->mnt);
+	describe_mount(t->path, t);
+	t->setup_s = (mgb_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
+	return 0;
+}
+
+int mgb_target_dir(const char *dir, struct mgb_target *t, char *err)
+{
+	struct stat st;
+
+	memset(t, 0, sizeof(*t));
+	t->label = strdup("dir");
+	if (stat(dir, &st) < 0)
+		return mgb_err(err, "--dir %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return mgb_err(err, "--dir %s: not a directory", dir);
+	if (asprintf(&t->path, "%s/mgbench.XXXXXX", dir) < 0)
+		return mgb_err(err, "out of memory");
+	if (!mkdtemp(t->path)) {
+		mgb_err(err, "--dir %s: cannot create a subdirectory: %s", dir, strerror(errno));
+		free(t->path);
+		t->path = NULL;
+		return -1;
+	}
+	t->made_path = true;
+	describe_mount(t->path, t);
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+void mgb_remove_tree(const char *path)
+{
+	/* FTW_MOUNT: never walk into another filesystem; FTW_PHYS: never follow links. */
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+void mgb_target_down(struct mgb_target *t)
+{
+	if (t->made_path && t->path)
+		mgb_remove_tree(t->path);
+	if (t->mounted) {
+		if (umount2(t->mnt, 0) < 0)
+			umount2(t->mnt, MNT_DETACH);
+		t->mounted = false;
+	}
+	if (t->mnt)
+		rmdir(t->mnt);
+	if (t->image)
+		unlink(t->image);
+	free(t->label);
+	free(t->mnt);
+	free(t->image);
+	free(t->loopdev);
+	free(t->path);
+	free(t->fstype);
+	free(t->mkfs_cmd);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,69 @@
+/*
+ * Targets: where a workload's files live.
+ *
+ * A session owns everything a run creates.  It moves the process into a private mount namespace
+ * (so the kernel removes every mount, and with it every autoclear loop device, when the run exits,
+ * however it exits), makes a private temp directory and mounts a tmpfs on it to hold image files
+ * and mount points.  A target is one filesystem inside the session: a loop-mounted ext4/xfs/btrfs
+ * image, a tmpfs or ramfs, or a subdirectory of an existing directory (--dir).
+ */
+#ifndef MGB_TARGET_H
+#define MGB_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct mgb_fs_type {
+	const char *name;
+	bool loop;                  /* needs an image file and a loop device */
+	unsigned image_mib;         /* image size (sparse) */
+	const char *const *mkfs;    /* mkfs argv prefix; the image path is appended */
+	const char *mount_options;  /* data string passed to mount(2) */
+	bool multigrain_expected;   /* FS_MGTIME in mainline 6.13+ */
+};
+
+extern const struct mgb_fs_type mgb_fs_types[];
+extern const unsigned mgb_fs_type_count;
+const struct mgb_fs_type *mgb_fs_type_find(const char *name);
+
+struct mgb_session {
+	bool private_ns;    /* running in our own mount namespace */
+	char *tmpdir;       /* private temp directory, a tmpfs mount point */
+	bool tmpdir_mounted;
+	unsigned serial;    /* names targets uniquely within the session */
+};
+
+/* Enter a private namespace and make the temp dir (needs root).  Without scratch, only the
+ * namespace and the debugfs/tracefs mounts are attempted (for --dir runs, where they are optional). */
+int mgb_session_begin(struct mgb_session *s, bool scratch, char *err);
+void mgb_session_end(struct mgb_session *s);
+
+struct mgb_target {
+	const struct mgb_fs_type *fs; /* NULL for a --dir target */
+	char *label;       /* "ext4", or "dir" */
+	char *mnt;         /* mount point (scratch) */
+	char *image;       /* image file (loop targets) */
+	char *loopdev;     /* /dev/loopN while attached */
+	char *path;        /* directory the workload uses */
+	char *fstype;      /* the fs type actually found at path (from /proc/self/mountinfo) */
+	char *mkfs_cmd;    /* the mkfs command line used, for the result document */
+	unsigned sb_dev_major, sb_dev_minor; /* the superblock's device, as tracepoints see it */
+	bool mounted;
+	bool made_path;    /* path was created by us (remove at teardown) */
+	double setup_s;
+};
+
+/* Make and mount a fresh filesystem of the given type inside the session. */
+int mgb_target_scratch(struct mgb_session *s, const struct mgb_fs_type *fs, struct mgb_target *t, char *err);
+/* Use a new subdirectory of an existing directory. */
+int mgb_target_dir(const char *dir, struct mgb_target *t, char *err);
+/* Remove files, unmount, detach; safe to call on a half-made target and twice. */
+void mgb_target_down(struct mgb_target *t);
+
+/* Attach an image file to a free loop device with autoclear; returns the open loop fd. */
+int mgb_loop_attach(const char *image, char **devname, char *err);
+
+/* Remove a directory tree (files we made); errors are ignored. */
+void mgb_remove_tree(const char *path);
+
+#endif

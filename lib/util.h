@@ -1,0 +1,41 @@
+/* Small helpers shared by every part of mgbench: number parsing, clocks, errors. */
+#ifndef MGB_UTIL_H
+#define MGB_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define MGB_ERR_LEN 256
+#define MGB_NSEC_PER_SEC 1000000000LL
+#define MGB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline int64_t mgb_timespec_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * MGB_NSEC_PER_SEC + t->tv_nsec;
+}
+
+static inline int64_t mgb_clock_ns(clockid_t clock)
+{
+	struct timespec t;
+
+	clock_gettime(clock, &t);
+	return mgb_timespec_ns(&t);
+}
+
+/* Write a formatted message into err (MGB_ERR_LEN bytes); returns -1 so callers can `return mgb_err(...)`. */
+int mgb_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Strict unsigned parse: digits only, no sign, no junk, no overflow. 0 on success, -1 otherwise. */
+int mgb_parse_u64(const char *s, uint64_t *out);
+/* Like mgb_parse_u64 but accepts a k/K, m/M, g/G suffix (powers of 1024). */
+int mgb_parse_size(const char *s, uint64_t *out);
+
+/* Format a duration in ns as a short human string ("812ns", "3.4us", "4.0ms", "1.20s"). */
+void mgb_format_ns(char *buf, size_t len, double ns);
+
+/* Run argv[0] with argv, output to /dev/null unless verbose; returns its exit status or -1. */
+int mgb_run_program(const char *const argv[], char *err);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * Workloads: what is done to the files.  Each workload is one file in workloads/ defining a
+ * `const struct mgb_workload`, listed in workloads/workloads.c.  Options are declarative (name,
+ * type, offset into the workload's parameter struct, default, help), so parsing, --help,
+ * `mgbench list` and the parameters recorded in the result document all come from one table.
+ *
+ * To add a workload: write workloads/<name>.c, add it to workloads/workloads.c and
+ * workloads/Makemodule.am, describe it in man/mgbench-workloads.7, and add a test in tests/.
+ */
+#ifndef MGB_WORKLOAD_H
+#define MGB_WORKLOAD_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backend.h"
+#include "probe.h"
+#include "target.h"
+#include "util.h"
+
+enum mgb_opt_type {
+	MGB_OPT_U64,    /* uint64_t, digits only (or one of the option's words) */
+	MGB_OPT_SIZE,   /* uint64_t with an optional k/m/g suffix */
+	MGB_OPT_STRING, /* const char * (points into argv or the default) */
+	MGB_OPT_BOOL,   /* bool, set by the bare flag */
+};
+
+/* A word accepted in place of a number: --query every == --query 1. */
+struct mgb_opt_word {
+	const char *word;
+	uint64_t value;
+};
+
+struct mgb_workload_option {
+	const char *name;
+	enum mgb_opt_type type;
+	size_t offset;
+	const char *defval;
+	const char *help;
+	uint64_t min, max;                 /* numeric bounds (max 0 = none) */
+	const struct mgb_opt_word *words;  /* NULL-terminated, or NULL */
+	const char *const *choices;        /* for strings: the allowed values, NULL-terminated */
+};
+
+struct mgb_progress;
+
+/* What a workload gets: where, how, with what, and where to put its numbers. */
+struct mgb_ctx {
+	struct mgb_backend *be;
+	const struct mgb_target *target;
+	const void *params;
+	uint64_t rounds;
+	const struct mgb_clockinfo *clock;
+	struct mgb_progress *progress;
+	json_t *metrics; /* the workload adds its metrics here */
+	char err[MGB_ERR_LEN];
+};
+
+struct mgb_column {
+	const char *header; /* at most 9 characters */
+	const char *path;   /* dotted path into the cell's "metrics" object */
+	const char *format; /* "int", "ratio", "ns", "rate", "float" */
+};
+
+struct mgb_workload {
+	const char *name;
+	const char *summary;
+	const struct mgb_workload_option *options; /* terminated by a zero entry */
+	size_t params_size;
+	/* What the text table shows, terminated by a zero entry. */
+	const struct mgb_column *columns;
+	int (*run)(struct mgb_ctx *ctx); /* 0 ok, -1 error with ctx->err set */
+};
+
+extern const struct mgb_workload *const mgb_workloads[];
+const struct mgb_workload *mgb_workload_find(const char *name);
+
+/* Fill params with every option's default. */
+int mgb_params_defaults(const struct mgb_workload *w, void *params, char *err);
+/* Set one option from its text; the error names the option and the bad value. */
+int mgb_param_set(const struct mgb_workload_option *o, void *params, const char *text, char *err);
+const struct mgb_workload_option *mgb_option_find(const struct mgb_workload *w, const char *name);
+/* The parameters as a JSON object keyed by option name (words shown as words). */
+json_t *mgb_params_to_json(const struct mgb_workload *w, const void *params);
+/* "  --size N  bytes per write (default 4096)" lines for --help and list. */
+void mgb_options_print(FILE *out, const struct mgb_workload *w);
+
+#define MGB_PARAM(params, type, o) (*(type *)((char *)(params) + (o)->offset))
+
+#endif

@@ -1,0 +1,200 @@
+/*
+ * stat: query throughput.  --threads threads run statx loops on one inode.  With --mask times
+ * (CTIME|MTIME) every query after a change arms the inode's QUERIED flag; --mask size asks only
+ * for the size, which does not, and is the control.  --writer adds a thread that keeps writing
+ * the file, so that there is a flag to arm and the next write pays for a fine-grained stamp.
+ */
+#include "config.h"
+#include "progress.h"
+#include "stop.h"
+#include "util.h"
+#include "workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct stat_params {
+	uint64_t threads;
+	const char *mask;
+	bool writer;
+};
+
+static const char *const mask_choices[] = { "times", "size", NULL };
+
+static const struct mgb_workload_option stat_options[] = {
+	{ "threads", MGB_OPT_U64, offsetof(struct stat_params, threads), "1",
+	  "query threads, each doing --rounds statx calls", 1, 64, NULL, NULL },
+	{ "mask", MGB_OPT_STRING, offsetof(struct stat_params, mask), "times",
+	  "what each statx asks for: times (arms the flag) or size (does not)", 0, 0, NULL, mask_choices },
+	{ "writer", MGB_OPT_BOOL, offsetof(struct stat_params, writer), NULL,
+	  "also run a thread that writes the file while the queries run", 0, 0, NULL, NULL },
+	{ 0 },
+};
+
+static const struct mgb_column stat_columns[] = {
+	{ "queries/s", "queries_per_s", "rate" },
+	{ "per thrd", "queries_per_s_per_thread", "rate" },
+	{ "writes/s", "writer_ops_per_s", "rate" },
+	{ "changes", "ctime_changes_seen", "int" },
+	{ 0 },
+};
+
+struct stat_shared {
+	struct mgb_ctx *ctx;
+	struct mgb_file file;
+	unsigned want;
+	atomic_bool queries_done;
+	atomic_int error; /* first -errno seen */
+};
+
+struct query_thread {
+	pthread_t tid;
+	struct stat_shared *sh;
+	unsigned index;
+	uint64_t done;
+	uint64_t changes_seen; /* queries whose ctime differed from this thread's previous query */
+};
+
+static void *query_loop(void *arg)
+{
+	struct query_thread *qt = arg;
+	struct stat_shared *sh = qt->sh;
+	struct mgb_backend *be = sh->ctx->be;
+	int64_t prev = -1;
+	struct mgb_stat st;
+
+	while (qt->done < sh->ctx->rounds) {
+		int r = be->ops->fstat(be, &sh->file, sh->want, &st);
+
+		if (r < 0) {
+			int none = 0;
+
+			atomic_compare_exchange_strong(&sh->error, &none, r);
+			break;
+		}
+		if ((st.mask & MGB_STAT_CTIME) && mgb_ts_ns(st.ctime) != prev) {
+			qt->changes_seen += prev >= 0;
+			prev = mgb_ts_ns(st.ctime);
+		}
+		qt->done++;
+		if ((qt->done & 4095) == 0) {
+			if (mgb_stop_requested() || atomic_load(&sh->error))
+				break;
+			if (qt->index == 0)
+				mgb_progress_update(sh->ctx->progress, qt->done, sh->ctx->rounds);
+		}
+	}
+	return NULL;
+}
+
+struct writer_thread {
+	pthread_t tid;
+	struct stat_shared *sh;
+	uint64_t done;
+	int64_t elapsed_ns;
+};
+
+static void *write_loop(void *arg)
+{
+	struct writer_thread *wt = arg;
+	struct stat_shared *sh = wt->sh;
+	struct mgb_backend *be = sh->ctx->be;
+	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+	char byte = 's';
+
+	while (!atomic_load(&sh->queries_done) && !mgb_stop_requested()) {
+		ssize_t r = be->ops->pwrite(be, &sh->file, &byte, 1, 0);
+
+		if (r < 0) {
+			int none = 0;
+
+			atomic_compare_exchange_strong(&sh->error, &none, (int)r);
+			break;
+		}
+		wt->done++;
+	}
+	wt->elapsed_ns = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+	return NULL;
+}
+
+static int stat_run(struct mgb_ctx *ctx)
+{
+	const struct stat_params *p = ctx->params;
+	struct mgb_backend *be = ctx->be;
+	struct stat_shared sh = { .ctx = ctx };
+	struct writer_thread wt = { .sh = &sh };
+	struct query_thread *qt;
+	uint64_t total = 0, changes = 0;
+	unsigned started = 0;
+	int64_t t0, elapsed;
+	int r;
+
+	if (mgb_backend_require(be, fstat, ctx->err) || mgb_backend_require(be, pwrite, ctx->err))
+		return -1;
+	sh.want = !strcmp(p->mask, "size") ? MGB_STAT_SIZE : MGB_STAT_TIMES;
+	r = be->ops->open(be, "stat.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &sh.file);
+	if (r < 0)
+		return mgb_err(ctx->err, "open stat.dat: %s", strerror(-r));
+	qt = calloc(p->threads, sizeof(*qt));
+	if (!qt) {
+		be->ops->close(be, &sh.file);
+		return mgb_err(ctx->err, "out of memory");
+	}
+	if (p->writer && pthread_create(&wt.tid, NULL, write_loop, &wt) != 0) {
+		r = -EAGAIN;
+		goto out;
+	}
+	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+	for (; started < p->threads; started++) {
+		qt[started].sh = &sh;
+		qt[started].index = started;
+		if (pthread_create(&qt[started].tid, NULL, query_loop, &qt[started]) != 0)
+			break;
+	}
+	for (unsigned i = 0; i < started; i++) {
+		pthread_join(qt[i].tid, NULL);
+		total += qt[i].done;
+		changes += qt[i].changes_seen;
+	}
+	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+	atomic_store(&sh.queries_done, true);
+	if (p->writer)
+		pthread_join(wt.tid, NULL);
+	r = atomic_load(&sh.error);
+	if (!r && started < p->threads)
+		r = -EAGAIN;
+	if (r < 0)
+		goto out;
+
+	json_object_set_new(ctx->metrics, "queries", json_integer((json_int_t)total));
+	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
+	json_object_set_new(ctx->metrics, "queries_per_s", json_real(elapsed > 0 ? total * 1e9 / (double)elapsed : 0));
+	json_object_set_new(ctx->metrics, "queries_per_s_per_thread",
+			    json_real(elapsed > 0 ? total * 1e9 / (double)elapsed / (double)p->threads : 0));
+	json_object_set_new(ctx->metrics, "writer_writes", p->writer ? json_integer((json_int_t)wt.done) : json_null());
+	json_object_set_new(ctx->metrics, "writer_ops_per_s",
+			    p->writer && wt.elapsed_ns > 0 ? json_real(wt.done * 1e9 / (double)wt.elapsed_ns) : json_null());
+	/* A size-only query returns no ctime: nothing to count. */
+	json_object_set_new(ctx->metrics, "ctime_changes_seen",
+			    sh.want & MGB_STAT_CTIME ? json_integer((json_int_t)changes) : json_null());
+out:
+	free(qt);
+	be->ops->close(be, &sh.file);
+	if (r < 0)
+		return mgb_err(ctx->err, "stat.dat: %s", strerror(-r));
+	return 0;
+}
+
+const struct mgb_workload mgb_workload_stat = {
+	.name = "stat",
+	.summary = "statx throughput on one inode, with or without a writer",
+	.options = stat_options,
+	.params_size = sizeof(struct stat_params),
+	.columns = stat_columns,
+	.run = stat_run,
+};

@@ -1,0 +1,12 @@
+/* The workload table: every workload mgbench knows, in the order `mgbench list` shows them. */
+#include "config.h"
+#include "workload.h"
+
+extern const struct mgb_workload mgb_workload_write;
+extern const struct mgb_workload mgb_workload_stat;
+
+const struct mgb_workload *const mgb_workloads[] = {
+	&mgb_workload_write,
+	&mgb_workload_stat,
+	NULL,
+};

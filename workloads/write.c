@@ -1,0 +1,152 @@
+/*
+ * write: change a file by pwrite of --size bytes, and query its ctime/mtime with statx after
+ * every write (--query every), every K-th write (--query K) or never (--query none).
+ *
+ * Queried rounds feed the stamp observers (distinct, backwards, future, steps).  Independently
+ * of the queries, the kernel's timestamp:ctime_ns_xchg tracepoint counts every time this inode's
+ * ctime actually changed, which is what --query none measures.
+ */
+#include "config.h"
+#include "observe.h"
+#include "progress.h"
+#include "stop.h"
+#include "util.h"
+#include "workload.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct write_params {
+	uint64_t size;
+	uint64_t query_every; /* 0 = never */
+};
+
+static const struct mgb_opt_word query_words[] = {
+	{ "every", 1 },
+	{ "none", 0 },
+	{ NULL, 0 },
+};
+
+static const struct mgb_workload_option write_options[] = {
+	{ "size", MGB_OPT_SIZE, offsetof(struct write_params, size), "4096",
+	  "bytes written per change, at offset 0", 1, 64 << 20, NULL, NULL },
+	{ "query", MGB_OPT_U64, offsetof(struct write_params, query_every), "every",
+	  "statx(CTIME|MTIME) after every write, every K-th write, or none", 0, 0, query_words, NULL },
+	{ 0 },
+};
+
+static const struct mgb_column write_columns[] = {
+	{ "distinct", "ctime.distinct_ratio", "ratio" },
+	{ "changes", "ctime_changes", "int" },
+	{ "backward", "ctime.backwards", "int" },
+	{ "future", "ctime.future", "int" },
+	{ "step p50", "ctime.step_ns.p50", "ns" },
+	{ "ops/s", "ops_per_s", "rate" },
+	{ 0 },
+};
+
+/*
+ * The tracepoint fires only on the multigrain path.  The baseline query armed the flag, so on a
+ * multigrain inode the first write always swaps in a new ctime: a count of 0 after writes means
+ * the filesystem does not take that path (ramfs), and the count is unknown rather than zero.
+ */
+static int64_t read_change_counter(struct mgb_tracecount *tc, uint64_t writes)
+{
+	int64_t n = tc->nfds ? mgb_tracecount_read(tc) : -1;
+
+	return n == 0 && writes > 0 ? -1 : n;
+}
+
+static int write_run(struct mgb_ctx *ctx)
+{
+	const struct write_params *p = ctx->params;
+	struct mgb_backend *be = ctx->be;
+	struct mgb_stamp_obs ctime_obs, mtime_obs;
+	struct mgb_tracecount changes = { .nfds = 0 };
+	struct mgb_file f;
+	struct mgb_stat st;
+	uint64_t done = 0, queries = 0, until_query = p->query_every;
+	int64_t t0, elapsed, traced;
+	char *buf;
+	int r;
+
+	if (mgb_backend_require(be, pwrite, ctx->err) || mgb_backend_require(be, fstat, ctx->err))
+		return -1;
+	buf = malloc(p->size);
+	if (!buf)
+		return mgb_err(ctx->err, "out of memory for a %llu-byte buffer", (unsigned long long)p->size);
+	memset(buf, 'w', p->size);
+	r = be->ops->open(be, "write.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
+	if (r < 0) {
+		free(buf);
+		return mgb_err(ctx->err, "open write.dat: %s", strerror(-r));
+	}
+	mgb_obs_init(&ctime_obs);
+	mgb_obs_init(&mtime_obs);
+	r = be->ops->fstat(be, &f, MGB_STAT_TIMES, &st);
+	if (r < 0)
+		goto fail;
+	mgb_obs_baseline(&ctime_obs, mgb_ts_ns(st.ctime));
+	mgb_obs_baseline(&mtime_obs, mgb_ts_ns(st.mtime));
+	if (mgb_tracecount_open(&changes, "timestamp", "ctime_ns_xchg", ctx->target->sb_dev_major,
+				ctx->target->sb_dev_minor, st.ino, NULL) < 0)
+		changes.nfds = 0;
+
+	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+	while (done < ctx->rounds) {
+		r = (int)be->ops->pwrite(be, &f, buf, p->size, 0);
+		if (r < 0)
+			goto fail;
+		done++;
+		if (until_query && --until_query == 0) {
+			int64_t now;
+
+			until_query = p->query_every;
+			r = be->ops->fstat(be, &f, MGB_STAT_TIMES, &st);
+			if (r < 0)
+				goto fail;
+			now = mgb_clock_ns(CLOCK_REALTIME);
+			queries++;
+			mgb_obs_add(&ctime_obs, mgb_ts_ns(st.ctime), now);
+			mgb_obs_add(&mtime_obs, mgb_ts_ns(st.mtime), now);
+		}
+		if ((done & 4095) == 0) {
+			if (mgb_stop_requested())
+				break;
+			mgb_progress_update(ctx->progress, done, ctx->rounds);
+		}
+	}
+	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+	traced = read_change_counter(&changes, done);
+	mgb_tracecount_close(&changes);
+	be->ops->close(be, &f);
+	free(buf);
+
+	json_object_set_new(ctx->metrics, "writes", json_integer((json_int_t)done));
+	json_object_set_new(ctx->metrics, "queries", json_integer((json_int_t)queries));
+	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
+	json_object_set_new(ctx->metrics, "ops_per_s", json_real(elapsed > 0 ? done * 1e9 / (double)elapsed : 0));
+	json_object_set_new(ctx->metrics, "ctime", mgb_obs_to_json(&ctime_obs, elapsed, ctx->clock->coarse_tick_ns));
+	json_object_set_new(ctx->metrics, "mtime", mgb_obs_to_json(&mtime_obs, elapsed, ctx->clock->coarse_tick_ns));
+	/* Exact per-inode count from the tracepoint; null where the kernel cannot say (ramfs, no tracefs). */
+	json_object_set_new(ctx->metrics, "ctime_changes", traced >= 0 ? json_integer(traced) : json_null());
+	json_object_set_new(ctx->metrics, "ctime_changes_per_tick",
+			    traced >= 0 ? json_real((double)traced * (double)ctx->clock->coarse_tick_ns /
+						    (double)(elapsed > 0 ? elapsed : 1)) : json_null());
+	return 0;
+fail:
+	mgb_tracecount_close(&changes);
+	be->ops->close(be, &f);
+	free(buf);
+	return mgb_err(ctx->err, "write.dat after %llu writes: %s", (unsigned long long)done, strerror(-r));
+}
+
+const struct mgb_workload mgb_workload_write = {
+	.name = "write",
+	.summary = "pwrite a file, statx its ctime/mtime between writes",
+	.options = write_options,
+	.params_size = sizeof(struct write_params),
+	.columns = write_columns,
+	.run = write_run,
+};
