@@ -16,10 +16,12 @@
 #include "util.h"
 #include "workload.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -261,6 +263,17 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	return rc;
 }
 
+static bool is_directory(const char *path, char *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return mgb_err(err, "--dir %s: %s", path, strerror(errno)), false;
+	if (!S_ISDIR(st.st_mode))
+		return mgb_err(err, "--dir %s: not a directory", path), false;
+	return true;
+}
+
 static char *default_output_name(const struct run_opts *ro)
 {
 	char when[32], *name;
@@ -336,6 +349,12 @@ int cmd_run(int argc, char **argv)
 		goto out_params;
 	}
 
+	/* Check what can be checked before reserving the output or touching the system. */
+	if (ro.dir && !is_directory(ro.dir, err)) {
+		fprintf(stderr, "mgbench run: %s\n", err);
+		rc = MGB_EXIT_FAIL;
+		goto out_params;
+	}
 	outname = ro.output ? strdup(ro.output) : default_output_name(&ro);
 	if (mgb_output_open(&out, outname, err) < 0) {
 		fprintf(stderr, "mgbench run: %s\n", err);

@@ -1,0 +1,245 @@
+#include "config.h"
+#include "helpers.h"
+#include "target.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int t_failures;
+static char t_tmpdir[256];
+
+void t_require_root(void)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP: needs root (scratch filesystems)\n");
+		exit(T_SKIP);
+	}
+}
+
+static char *slurp_fd(int fd)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (cap - len < 2)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+void t_mgbench(struct t_output *o, const char *const args[])
+{
+	const char *bin = getenv("MGBENCH");
+	char outtmp[] = "/tmp/mgbench-test-out.XXXXXX", errtmp[] = "/tmp/mgbench-test-err.XXXXXX";
+	int ofd = mkstemp(outtmp), efd = mkstemp(errtmp), status;
+	const char *argv[64];
+	size_t n = 0;
+	pid_t pid;
+
+	unlink(outtmp);
+	unlink(errtmp);
+	argv[n++] = bin ? bin : "./mgbench";
+	for (size_t i = 0; args[i] && n < 63; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		dup2(ofd, STDOUT_FILENO);
+		dup2(efd, STDERR_FILENO);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	o->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	lseek(ofd, 0, SEEK_SET);
+	lseek(efd, 0, SEEK_SET);
+	o->out = slurp_fd(ofd);
+	o->err = slurp_fd(efd);
+	close(ofd);
+	close(efd);
+	if (getenv("MGBENCH_TEST_VERBOSE"))
+		fprintf(stderr, "$ %s ... -> %d\n%s%s", argv[1], o->status, o->out, o->err);
+}
+
+void t_output_free(struct t_output *o)
+{
+	free(o->out);
+	free(o->err);
+}
+
+/*
+ * Each test has its own temp dir, and the mgbench it runs gets TMPDIR=<it>/scratch, so the leak
+ * checks look only at what this test's runs made, even with other tests running in parallel.
+ */
+static const char *test_tmpdir(void)
+{
+	char scratch[300];
+
+	if (!t_tmpdir[0]) {
+		snprintf(t_tmpdir, sizeof(t_tmpdir), "/tmp/mgbench-test.XXXXXX");
+		if (!mkdtemp(t_tmpdir)) {
+			perror("mkdtemp");
+			exit(T_FAIL);
+		}
+		snprintf(scratch, sizeof(scratch), "%s/scratch", t_tmpdir);
+		mkdir(scratch, 0700);
+		setenv("TMPDIR", scratch, 1);
+	}
+	return t_tmpdir;
+}
+
+const char *t_result_path(const char *name)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", test_tmpdir(), name);
+	return path;
+}
+
+json_t *t_load(const char *path)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+
+	if (!doc)
+		fprintf(stderr, "cannot load %s: %s\n", path, je.text);
+	return doc;
+}
+
+json_t *t_cell(json_t *doc, const char *workload, const char *fs)
+{
+	size_t i;
+	json_t *cell;
+
+	json_array_foreach(json_object_get(doc, "cells"), i, cell) {
+		const char *w = json_string_value(json_object_get(cell, "workload"));
+		const char *f = json_string_value(json_object_get(cell, "fs"));
+
+		if (w && f && !strcmp(w, workload) && !strcmp(f, fs))
+			return cell;
+	}
+	return NULL;
+}
+
+double t_metric(json_t *cell, const char *path)
+{
+	json_t *v = json_object_get(cell, "metrics");
+	char key[128];
+
+	while (v && *path) {
+		size_t n = strcspn(path, ".");
+
+		memcpy(key, path, n);
+		key[n] = '\0';
+		v = json_object_get(v, key);
+		path += n + (path[n] == '.');
+	}
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static unsigned count_lines_matching(const char *file, const char *needle)
+{
+	char line[4096];
+	unsigned n = 0;
+	FILE *f = fopen(file, "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* Loop devices whose backing file lies under this test's scratch dir. */
+static unsigned count_bound_loops(const char *prefix)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[512];
+
+		if (strncmp(e->d_name, "loop", 4))
+			continue;
+		char backing[4096] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(backing, sizeof(backing), f) && !strncmp(backing, prefix, strlen(prefix)))
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+static unsigned count_tmp_dirs(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, "mgbench.", 8);
+	closedir(d);
+	return n;
+}
+
+void t_host_snapshot(struct t_host *h)
+{
+	const char *scratch;
+
+	test_tmpdir();
+	scratch = getenv("TMPDIR");
+	h->loop_mounts = count_lines_matching("/proc/self/mounts", scratch);
+	h->tmp_mounts = count_lines_matching("/proc/self/mounts", "/mgbench.");
+	h->loop_devices = count_bound_loops(scratch);
+	h->tmp_dirs = count_tmp_dirs(scratch);
+}
+
+void t_host_check_clean(const struct t_host *before, const char *when)
+{
+	struct t_host now;
+
+	/* A loop device with autoclear detaches when its last user goes: allow it a moment. */
+	for (int i = 0; i < 50; i++) {
+		t_host_snapshot(&now);
+		if (now.loop_devices <= before->loop_devices)
+			break;
+		usleep(100 * 1000);
+	}
+	T_CHECK(now.loop_mounts <= before->loop_mounts, "%s: mounts under $TMPDIR left: %u -> %u", when,
+		before->loop_mounts, now.loop_mounts);
+	T_CHECK(now.tmp_mounts <= before->tmp_mounts, "%s: mgbench mounts left: %u -> %u", when,
+		before->tmp_mounts, now.tmp_mounts);
+	T_CHECK(now.loop_devices <= before->loop_devices, "%s: loop devices left: %u -> %u", when,
+		before->loop_devices, now.loop_devices);
+	T_CHECK(now.tmp_dirs <= before->tmp_dirs, "%s: $TMPDIR/mgbench.* left: %u -> %u", when,
+		before->tmp_dirs, now.tmp_dirs);
+}
+
+void t_cleanup(void)
+{
+	if (t_tmpdir[0])
+		mgb_remove_tree(t_tmpdir);
+}

@@ -1,0 +1,68 @@
+/*
+ * Test helpers.  Every test is a C program exiting 0 (pass), 1 (fail) or 77 (skip), run by
+ * automake's parallel harness.  Integration tests run the real mgbench binary ($MGBENCH) on
+ * real filesystems it makes itself, so they need root; they check the host stays clean.
+ */
+#ifndef MGB_TEST_HELPERS_H
+#define MGB_TEST_HELPERS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define T_PASS 0
+#define T_FAIL 1
+#define T_SKIP 77
+
+extern int t_failures;
+
+/* Record a failure (with file:line and a message) and go on: one run reports every problem. */
+#define T_CHECK(cond, ...)                                                          \
+	do {                                                                        \
+		if (!(cond)) {                                                      \
+			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__);                               \
+			fputc('\n', stderr);                                        \
+			t_failures++;                                               \
+		}                                                                   \
+	} while (0)
+
+static inline int t_result(void)
+{
+	return t_failures ? T_FAIL : T_PASS;
+}
+
+/* Skip unless root (scratch filesystems need it). */
+void t_require_root(void);
+
+struct t_output {
+	int status;  /* exit status, or 128+signal */
+	char *out;   /* stdout */
+	char *err;   /* stderr */
+};
+
+/* Run $MGBENCH with the given arguments (NULL-terminated) and capture everything. */
+void t_mgbench(struct t_output *o, const char *const args[]);
+void t_output_free(struct t_output *o);
+
+/* A fresh path for a result file in the test's own temp dir (removed by t_cleanup). */
+const char *t_result_path(const char *name);
+json_t *t_load(const char *path);
+
+/* The cell for (workload, fs) in a document, or NULL. */
+json_t *t_cell(json_t *doc, const char *workload, const char *fs);
+/* A number at a dotted path in a cell's metrics; NAN if absent or null. */
+double t_metric(json_t *cell, const char *path);
+
+/* What the host holds that this test's mgbench runs could have left behind. */
+struct t_host {
+	unsigned loop_mounts, loop_devices, tmp_dirs, tmp_mounts;
+};
+void t_host_snapshot(struct t_host *h);
+/* Fail unless nothing was added since before (waits briefly: loop autoclear is asynchronous). */
+void t_host_check_clean(const struct t_host *before, const char *when);
+
+void t_cleanup(void);
+
+#endif

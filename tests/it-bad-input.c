@@ -1,0 +1,73 @@
+/* Integration: bad input gets a clear message naming the problem, a non-zero exit, and leaves nothing. */
+#include "config.h"
+#include "helpers.h"
+
+#include <dirent.h>
+#include <string.h>
+
+struct bad_case {
+	const char *args[12];
+	int status;        /* expected exit */
+	const char *names; /* the message must contain this */
+};
+
+static unsigned count_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.' && strcmp(e->d_name, "scratch");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int main(void)
+{
+	const char *out = t_result_path("never.json");
+	char outdir[512];
+	const struct bad_case cases[] = {
+		{ { "run", "nosuchload", NULL }, 2, "nosuchload" },
+		{ { "run", "write", "--fs", "ext4,zfs", NULL }, 2, "zfs" },
+		{ { "run", "write", "--rounds", "-5", NULL }, 2, "-5" },
+		{ { "run", "write", "--rounds", "many", NULL }, 2, "many" },
+		{ { "run", "write", "--rounds", "0", NULL }, 2, "--rounds" },
+		{ { "run", "write", "--size", "-1", NULL }, 2, "--size" },
+		{ { "run", "write", "--query", "sometimes", NULL }, 2, "sometimes" },
+		{ { "run", "stat", "--threads", "x", NULL }, 2, "--threads" },
+		{ { "run", "stat", "--mask", "everything", NULL }, 2, "everything" },
+		{ { "run", "write", "--bogus", NULL }, 2, "--bogus" },
+		{ { "run", "write", "--fs", NULL }, 2, "--fs" },
+		{ { "run", "write", "--backend", "carrier-pigeon", NULL }, 2, "carrier-pigeon" },
+		{ { "run", "write", "--fs", "ext4", "-o", "/nonexistent-dir/out.json", NULL }, 1, "/nonexistent-dir" },
+		{ { "run", "write", "--dir", "/nonexistent-dir", "-o", out, NULL }, 1, "/nonexistent-dir" },
+		{ { "run", "write", "--dir", "/tmp", "--fs", "ext4", "-o", out, NULL }, 2, "--dir" },
+		{ { "nosuchcommand", NULL }, 2, "nosuchcommand" },
+		{ { "info", "--fs", "zfs", NULL }, 2, "zfs" },
+		{ { "list", "everything", NULL }, 2, "everything" },
+	};
+	struct t_host before;
+
+	t_require_root();
+	snprintf(outdir, sizeof(outdir), "%s", out);
+	*strrchr(outdir, '/') = '\0';
+	t_host_snapshot(&before);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct t_output o;
+
+		t_mgbench(&o, cases[i].args);
+		T_CHECK(o.status == cases[i].status, "%s %s: exit %d, want %d", cases[i].args[0], cases[i].args[1],
+			o.status, cases[i].status);
+		T_CHECK(strstr(o.err, cases[i].names) != NULL, "%s %s: message does not name '%s': %s",
+			cases[i].args[0], cases[i].args[1], cases[i].names, o.err);
+		T_CHECK(strlen(o.out) == 0 || cases[i].status == 0, "nothing on stdout: %s", o.out);
+		t_output_free(&o);
+	}
+	T_CHECK(count_files(outdir) == 0, "no result or temp file left in %s", outdir);
+	T_CHECK(count_files(getenv("TMPDIR")) == 0, "nothing left in the scratch dir %s", getenv("TMPDIR"));
+	t_host_check_clean(&before, "after bad input");
+	t_cleanup();
+	return t_result();
+}

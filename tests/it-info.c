@@ -1,0 +1,48 @@
+/* Integration: `mgbench info` finds multigrain on ext4, xfs, btrfs, tmpfs and not on ramfs. */
+#include "config.h"
+#include "helpers.h"
+
+#include <string.h>
+
+int main(void)
+{
+	const char *const args[] = { "info", "--json", NULL };
+	const char *const text_args[] = { "info", NULL };
+	struct t_output o;
+	struct t_host before;
+	json_error_t je;
+	json_t *doc, *fs;
+	size_t i;
+	unsigned seen = 0;
+
+	t_require_root();
+	t_host_snapshot(&before);
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "exit %d: %s", o.status, o.err);
+	doc = json_loads(o.out, 0, &je);
+	T_CHECK(doc != NULL, "info --json is JSON: %s", je.text);
+	if (!doc)
+		return t_result();
+	T_CHECK(json_string_value(json_object_get(json_object_get(doc, "kernel"), "release")) != NULL, "release");
+	T_CHECK(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "kernel"), "clocks"),
+						   "coarse_tick_ns")) > 0, "coarse tick measured");
+	json_array_foreach(json_object_get(doc, "filesystems"), i, fs) {
+		const char *name = json_string_value(json_object_get(fs, "fs"));
+		bool mg = json_is_true(json_object_get(fs, "multigrain"));
+		bool expect = strcmp(name, "ramfs") != 0;
+
+		seen++;
+		T_CHECK(mg == expect, "%s: multigrain %d, expected %d (%s)", name, mg, expect,
+			json_string_value(json_object_get(fs, "evidence")));
+		T_CHECK(!strcmp(json_string_value(json_object_get(fs, "fstype")) ?: "", name), "%s fstype", name);
+	}
+	T_CHECK(seen == 5, "five filesystems probed, saw %u", seen);
+	json_decref(doc);
+	t_output_free(&o);
+
+	t_mgbench(&o, text_args);
+	T_CHECK(o.status == 0 && strstr(o.out, "multigrain") && strstr(o.out, "ramfs"), "text info:\n%s", o.out);
+	t_output_free(&o);
+	t_host_check_clean(&before, "after info");
+	return t_result();
+}

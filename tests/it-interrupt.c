@@ -1,0 +1,75 @@
+/*
+ * Integration: SIGINT in the middle of a run.  mgbench stops, writes a valid partial document
+ * marked interrupted, exits 130, and leaves no mount, loop device or temp directory behind.
+ */
+#include "config.h"
+#include "helpers.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The run names its task mgb-<workload> once the workload starts. */
+static bool in_workload(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "mgb-write", 9);
+}
+
+int main(void)
+{
+	const char *bin = getenv("MGBENCH") ?: "./mgbench";
+	const char *path = t_result_path("interrupted.json");
+	struct t_host before;
+	json_t *doc;
+	size_t i;
+	json_t *cell;
+	int status, waited = 0;
+	pid_t pid;
+
+	t_require_root();
+	t_host_snapshot(&before);
+	pid = fork();
+	if (pid == 0) {
+		freopen("/dev/null", "w", stdout);
+		execl(bin, bin, "run", "write", "--fs", "xfs,ext4", "--rounds", "1000000000", "-o", path, "-q",
+		      (char *)NULL);
+		_exit(127);
+	}
+	while (!in_workload(pid) && waited++ < 300)
+		usleep(20 * 1000);
+	T_CHECK(in_workload(pid), "the run reached the workload");
+	usleep(200 * 1000);
+	kill(pid, SIGINT);
+	waitpid(pid, &status, 0);
+	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 130, "exit status %d (want 130)",
+		WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+
+	doc = t_load(path);
+	T_CHECK(doc != NULL, "partial result is valid JSON");
+	if (doc) {
+		T_CHECK(json_is_true(json_object_get(doc, "interrupted")), "marked interrupted");
+		T_CHECK(json_array_size(json_object_get(doc, "cells")) == 1, "only the cell that ran: %zu",
+			json_array_size(json_object_get(doc, "cells")));
+		json_array_foreach(json_object_get(doc, "cells"), i, cell) {
+			T_CHECK(!strcmp(json_string_value(json_object_get(cell, "status")), "interrupted"), "cell status");
+			T_CHECK(t_metric(cell, "writes") > 0 && t_metric(cell, "writes") < 1e9, "partial writes %g",
+				t_metric(cell, "writes"));
+		}
+	}
+	json_decref(doc);
+	t_host_check_clean(&before, "after SIGINT");
+	t_cleanup();
+	return t_result();
+}

@@ -1,0 +1,53 @@
+/*
+ * Integration: `stat` query throughput on tmpfs and ext4, with the flag-arming mask and the
+ * size-only control, each with a writer: only queries that ask for times see the ctime move.
+ */
+#include "config.h"
+#include "helpers.h"
+
+#include <math.h>
+#include <string.h>
+
+static void run_mask(const char *mask)
+{
+	const char *path = t_result_path(mask);
+	const char *const args[] = { "run", "stat", "--fs", "tmpfs,ext4", "--threads", "2", "--writer", "--mask", mask,
+				     "--rounds", "20000", "-o", path, NULL };
+	struct t_output o;
+	json_t *doc;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "stat --mask %s: exit %d: %s", mask, o.status, o.err);
+	doc = t_load(path);
+	for (int i = 0; doc && i < 2; i++) {
+		const char *fs = i ? "ext4" : "tmpfs";
+		json_t *cell = t_cell(doc, "stat", fs);
+
+		T_CHECK(cell != NULL, "%s cell", fs);
+		if (!cell)
+			continue;
+		T_CHECK(t_metric(cell, "queries") == 40000, "%s %s: 2 threads x 20000 queries, got %g", fs, mask,
+			t_metric(cell, "queries"));
+		T_CHECK(t_metric(cell, "queries_per_s") > 0, "%s queries/s", fs);
+		T_CHECK(t_metric(cell, "writer_writes") > 0, "%s writer wrote", fs);
+		if (!strcmp(mask, "times"))
+			T_CHECK(t_metric(cell, "ctime_changes_seen") > 0, "%s: queries see the writer's changes", fs);
+		else
+			T_CHECK(isnan(t_metric(cell, "ctime_changes_seen")), "%s: a size-only query sees no ctime", fs);
+	}
+	json_decref(doc);
+	t_output_free(&o);
+}
+
+int main(void)
+{
+	struct t_host before;
+
+	t_require_root();
+	t_host_snapshot(&before);
+	run_mask("times");
+	run_mask("size");
+	t_host_check_clean(&before, "after stat");
+	t_cleanup();
+	return t_result();
+}

@@ -1,0 +1,65 @@
+/* Unit: the result document: atomic write, read back equal, rejection of non-documents. */
+#include "config.h"
+#include "helpers.h"
+#include "probe.h"
+#include "result.h"
+#include "util.h"
+
+#include <string.h>
+#include <unistd.h>
+
+int main(void)
+{
+	struct mgb_clockinfo ci;
+	struct mgb_output out;
+	char err[MGB_ERR_LEN], tmpname[600];
+	const char *path = t_result_path("doc.json");
+	char *argv[] = { "mgbench", "run", "write" };
+	json_t *doc, *back, *cell;
+	FILE *f;
+
+	mgb_clock_probe(&ci);
+	T_CHECK(ci.coarse_tick_ns > 0, "coarse tick measured: %lld", (long long)ci.coarse_tick_ns);
+	doc = mgb_result_new(3, argv, &ci);
+	T_CHECK(!strcmp(json_string_value(json_object_get(doc, "schema")), MGB_SCHEMA), "schema");
+	cell = json_pack("{s:s, s:s, s:s, s:{s:f, s:{s:I}}}", "workload", "write", "fs", "ext4", "backend", "sync",
+			 "metrics", "ops_per_s", 1234.5, "ctime", "distinct", (json_int_t)42);
+	json_array_append_new(json_object_get(doc, "cells"), cell);
+
+	T_CHECK(mgb_output_open(&out, path, err) == 0, "open: %s", err);
+	snprintf(tmpname, sizeof(tmpname), "%s", out.tmp);
+	T_CHECK(access(path, F_OK) != 0, "nothing at the destination before commit");
+	T_CHECK(mgb_output_commit(&out, doc, err) == 0, "commit: %s", err);
+	T_CHECK(access(tmpname, F_OK) != 0, "temp file gone after commit");
+
+	back = mgb_result_load(path, err);
+	T_CHECK(back != NULL, "load: %s", err);
+	T_CHECK(back && json_equal(doc, back), "round trip is equal");
+	T_CHECK(back && json_real_value(mgb_json_path(json_array_get(json_object_get(back, "cells"), 0),
+						      "metrics.ops_per_s")) == 1234.5, "path lookup");
+	json_decref(back);
+
+	/* An unwritable destination fails at open, before any work, and leaves nothing. */
+	T_CHECK(mgb_output_open(&out, "/nonexistent-dir/x.json", err) < 0, "unwritable path refused");
+	T_CHECK(strstr(err, "/nonexistent-dir/x.json") != NULL, "error names the path: %s", err);
+
+	/* Abort leaves nothing behind. */
+	T_CHECK(mgb_output_open(&out, t_result_path("aborted.json"), err) == 0, "open 2");
+	snprintf(tmpname, sizeof(tmpname), "%s", out.tmp);
+	mgb_output_abort(&out);
+	T_CHECK(access(tmpname, F_OK) != 0, "abort removes the temp file");
+
+	/* Not a document: valid JSON without the schema, and invalid JSON. */
+	f = fopen(t_result_path("other.json"), "w");
+	fputs("{\"schema\": \"something/9\", \"cells\": []}", f);
+	fclose(f);
+	T_CHECK(mgb_result_load(t_result_path("other.json"), err) == NULL, "foreign schema refused");
+	f = fopen(t_result_path("broken.json"), "w");
+	fputs("{\"schema\": ", f);
+	fclose(f);
+	T_CHECK(mgb_result_load(t_result_path("broken.json"), err) == NULL, "broken JSON refused");
+
+	json_decref(doc);
+	t_cleanup();
+	return t_result();
+}
