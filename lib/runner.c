@@ -46,6 +46,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		memset(&ctx, 0, sizeof(ctx));
 		ctx.be = &be;
 		ctx.target = &t;
+		ctx.session = spec->fs ? s : NULL;
 		ctx.params = spec->params;
 		ctx.rounds = spec->rounds;
 		ctx.clock = ci;

@@ -50,6 +50,7 @@ struct mgb_progress;
 struct mgb_ctx {
 	struct mgb_backend *be;
 	const struct mgb_target *target;
+	struct mgb_session *session; /* to make a second scratch target (NULL in --dir runs) */
 	const void *params;
 	uint64_t rounds;
 	const struct mgb_clockinfo *clock;
