@@ -12,8 +12,11 @@ static void list_workloads(FILE *out, bool with_options)
 	fprintf(out, "workloads:\n");
 	for (size_t i = 0; mgb_workloads[i]; i++) {
 		fprintf(out, "  %-10s %s\n", mgb_workloads[i]->name, mgb_workloads[i]->summary);
-		if (with_options)
+		if (with_options) {
+			fprintf(out, "    %-18s rounds per cell (default %llu)\n", "--rounds N",
+				(unsigned long long)mgb_workload_default_rounds(mgb_workloads[i]));
 			mgb_options_print(out, mgb_workloads[i]);
+		}
 	}
 }
 

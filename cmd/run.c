@@ -27,7 +27,6 @@
 
 #define MAX_ITEMS 16
 #define DEFAULT_FS "ext4,xfs,btrfs,tmpfs,ramfs"
-#define DEFAULT_ROUNDS "10000"
 
 struct run_opts {
 	const struct mgb_workload *workloads[MAX_ITEMS];
@@ -39,7 +38,7 @@ struct run_opts {
 	unsigned nbackends;
 	const char *dir;
 	const char *output;
-	uint64_t rounds;
+	uint64_t rounds; /* 0: each workload's default */
 	uint64_t repeat;
 	bool fs_given;
 	bool quiet, json, check;
@@ -73,7 +72,7 @@ static void print_usage(FILE *out, const struct run_opts *ro)
 		"    --fs LIST          filesystems to make and mount (default " DEFAULT_FS ")\n"
 		"    --dir PATH         run in a new subdirectory of PATH instead\n"
 		"    --backend LIST     how operations reach the kernel (default sync)\n"
-		"    --rounds N         rounds per cell (default " DEFAULT_ROUNDS ")\n"
+		"    --rounds N         rounds per cell (default: the workload's, see list)\n"
 		"    --repeat N         run every cell N times (default 1)\n"
 		"    -o, --output FILE  result document (default mgbench-<workload>-<time>.json)\n"
 		"    --json             print the document on stdout instead of the table\n"
@@ -200,7 +199,6 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 		if (mgb_params_defaults(ro->workloads[i], ro->params[i], err) < 0)
 			return mgb_usage_error("run", "%s", err);
 	}
-	mgb_parse_u64(DEFAULT_ROUNDS, &ro->rounds);
 	ro->repeat = 1;
 	parse_list("filesystem", fs_default, (const void **)ro->fs, &ro->nfs, find_fs);
 	parse_list("backend", backend_default, (const void **)ro->backends, &ro->nbackends, find_backend);
@@ -286,6 +284,13 @@ static char *default_output_name(const struct run_opts *ro)
 	return name;
 }
 
+static uint64_t rounds_for(const struct run_opts *ro, const struct mgb_workload *w)
+{
+	if (ro->rounds)
+		return ro->rounds;
+	return mgb_workload_default_rounds(w);
+}
+
 static int run_plan(const struct run_opts *ro, struct mgb_session *s, json_t *doc,
 		    const struct mgb_clockinfo *ci, struct mgb_progress *progress)
 {
@@ -303,7 +308,7 @@ static int run_plan(const struct run_opts *ro, struct mgb_session *s, json_t *do
 						.fs = ro->dir ? NULL : ro->fs[f],
 						.dir = ro->dir,
 						.backend = ro->backends[b],
-						.rounds = ro->rounds,
+						.rounds = rounds_for(ro, ro->workloads[w]),
 						.repeat = (unsigned)rep,
 					};
 					json_t *cell;

@@ -42,21 +42,21 @@ static void print_params(FILE *out, json_t *params)
 {
 	const char *key;
 	json_t *v;
-	int col = 2;
+	int col = 0;
 
-	fputs("  ", out);
 	json_object_foreach(params, key, v) {
 		char *s = json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
-		int len = (int)(strlen(key) + strlen(s) + 2);
+		int len = (int)(strlen(key) + strlen(s) + 3);
 
-		if (col + len > 72) {
-			fputs("\n  ", out);
-			col = 2;
+		if (col > 0 && col + len > 72) {
+			fputc('\n', out);
+			col = 0;
 		}
-		col += fprintf(out, "%s=%s ", key, s);
+		col += fprintf(out, "  %s=%s", key, s);
 		free(s);
 	}
-	fputc('\n', out);
+	if (col > 0)
+		fputc('\n', out);
 }
 
 void mgb_report_print(FILE *out, json_t *doc)

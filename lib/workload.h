@@ -70,10 +70,18 @@ struct mgb_workload {
 	const char *summary;
 	const struct mgb_workload_option *options; /* terminated by a zero entry */
 	size_t params_size;
+	uint64_t default_rounds; /* when --rounds is not given; 0 means the common default */
 	/* What the text table shows, terminated by a zero entry. */
 	const struct mgb_column *columns;
 	int (*run)(struct mgb_ctx *ctx); /* 0 ok, -1 error with ctx->err set */
 };
+
+#define MGB_DEFAULT_ROUNDS 10000
+
+static inline uint64_t mgb_workload_default_rounds(const struct mgb_workload *w)
+{
+	return w->default_rounds ? w->default_rounds : MGB_DEFAULT_ROUNDS;
+}
 
 extern const struct mgb_workload *const mgb_workloads[];
 const struct mgb_workload *mgb_workload_find(const char *name);
