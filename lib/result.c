@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,14 +53,40 @@ json_t *mgb_result_new(int argc, char **argv, const struct mgb_clockinfo *ci)
 			 "cells");
 }
 
+/*
+ * The result file is reserved before the run: an unnamed O_TMPFILE inode in the destination's
+ * directory (a killed run leaves nothing), named at commit by linking it to a temporary name and
+ * renaming that over the destination, so a reader sees the old file or the whole new one.  The
+ * directory is held open, so the commit works whatever the run mounted meanwhile.
+ * Where O_TMPFILE is not supported, a named temporary file is used instead.
+ */
 int mgb_output_open(struct mgb_output *out, const char *path, char *err)
 {
+	char *slash, *dir;
+
 	memset(out, 0, sizeof(*out));
-	out->fd = -1;
+	out->fd = out->dirfd = -1;
 	out->path = strdup(path);
-	if (!out->path || asprintf(&out->tmp, "%s.tmp.XXXXXX", path) < 0)
-		return mgb_err(err, "out of memory");
-	out->fd = mkstemp(out->tmp);
+	slash = strrchr(out->path, '/');
+	dir = slash ? strndup(out->path, (size_t)(slash - out->path) + (slash == out->path)) : strdup(".");
+	out->base = strdup(slash ? slash + 1 : out->path);
+	if (!out->path || !dir || !out->base || !*out->base) {
+		free(dir);
+		mgb_output_abort(out);
+		return mgb_err(err, "result file '%s': not a file name", path);
+	}
+	out->dirfd = open(dir, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	if (out->dirfd >= 0)
+		out->fd = openat(out->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (out->dirfd >= 0 && out->fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
+		int tfd;
+
+		if (asprintf(&out->tmp, "%s.tmp.XXXXXX", out->path) >= 0 && (tfd = mkstemp(out->tmp)) >= 0) {
+			out->fd = tfd;
+			fchmod(out->fd, 0644);
+		}
+	}
+	free(dir);
 	if (out->fd < 0) {
 		mgb_err(err, "cannot write result file %s: %s", path, strerror(errno));
 		free(out->tmp);
@@ -66,7 +94,6 @@ int mgb_output_open(struct mgb_output *out, const char *path, char *err)
 		mgb_output_abort(out);
 		return -1;
 	}
-	fchmod(out->fd, 0644);
 	return 0;
 }
 
@@ -74,26 +101,48 @@ void mgb_output_abort(struct mgb_output *out)
 {
 	if (out->fd >= 0)
 		close(out->fd);
+	if (out->dirfd >= 0)
+		close(out->dirfd);
 	if (out->tmp)
 		unlink(out->tmp);
 	free(out->tmp);
 	free(out->path);
+	free(out->base);
 	memset(out, 0, sizeof(*out));
-	out->fd = -1;
+	out->fd = out->dirfd = -1;
+}
+
+/* Give the O_TMPFILE inode a temporary name beside the destination. */
+static int name_tmpfile(struct mgb_output *out)
+{
+	char proc[64], name[4096];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", out->fd);
+	for (int attempt = 0; attempt < 100; attempt++) {
+		snprintf(name, sizeof(name), "%s.tmp.%d.%d", out->base, (int)getpid(), attempt);
+		if (linkat(AT_FDCWD, proc, out->dirfd, name, AT_SYMLINK_FOLLOW) == 0) {
+			out->tmp = strdup(name);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
 }
 
 int mgb_output_commit(struct mgb_output *out, json_t *doc, char *err)
 {
+	bool named = out->tmp != NULL; /* the mkstemp fallback has a name (a path) already */
+
 	if (json_dumpfd(doc, out->fd, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 || write(out->fd, "\n", 1) != 1 ||
-	    fsync(out->fd) < 0) {
-		mgb_err(err, "writing %s: %s", out->tmp, strerror(errno));
-		mgb_output_abort(out);
-		return -1;
-	}
-	close(out->fd);
-	out->fd = -1;
-	if (rename(out->tmp, out->path) < 0) {
-		mgb_err(err, "rename %s to %s: %s", out->tmp, out->path, strerror(errno));
+	    fsync(out->fd) < 0 || (!named && name_tmpfile(out) < 0) ||
+	    renameat(named ? AT_FDCWD : out->dirfd, out->tmp, out->dirfd, out->base) < 0) {
+		mgb_err(err, "writing %s: %s", out->path, strerror(errno));
+		if (out->tmp && !named) {
+			unlinkat(out->dirfd, out->tmp, 0);
+			free(out->tmp);
+			out->tmp = NULL;
+		}
 		mgb_output_abort(out);
 		return -1;
 	}

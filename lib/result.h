@@ -20,9 +20,11 @@ json_t *mgb_kernel_json(const struct mgb_clockinfo *ci);
 
 /* An output file reserved before the run, so an unwritable path fails before any work. */
 struct mgb_output {
-	char *path;
-	char *tmp;
-	int fd;
+	char *path;  /* as given */
+	char *base;  /* its last component */
+	char *tmp;   /* a temporary name, while one exists */
+	int dirfd;   /* the destination's directory */
+	int fd;      /* the file being written */
 };
 
 int mgb_output_open(struct mgb_output *out, const char *path, char *err);

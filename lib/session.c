@@ -29,7 +29,6 @@ static void ensure_pseudo_fs(const char *dir, const char *type, long magic)
 int mgb_session_begin(struct mgb_session *s, bool scratch, char *err)
 {
 	const char *base = getenv("TMPDIR");
-	char *tmpl;
 
 	memset(s, 0, sizeof(*s));
 	if (geteuid() != 0) {
@@ -49,34 +48,26 @@ int mgb_session_begin(struct mgb_session *s, bool scratch, char *err)
 	if (!scratch)
 		return 0;
 
+	/*
+	 * A fresh tmpfs over $TMPDIR, seen only by this namespace: image files and mount points
+	 * live there and the host's directory is never written, so even a SIGKILL leaves nothing
+	 * behind.  (Paths the run needs from the host, like the result file, are opened before.)
+	 */
 	if (!base || !*base)
 		base = "/tmp";
-	if (asprintf(&tmpl, "%s/mgbench.XXXXXX", base) < 0)
-		return mgb_err(err, "out of memory");
-	if (!mkdtemp(tmpl)) {
-		mgb_err(err, "mkdtemp %s: %s", tmpl, strerror(errno));
-		free(tmpl);
-		return -1;
-	}
-	s->tmpdir = tmpl;
-	/* Images live in this tmpfs: if we are killed, the namespace takes them with it. */
-	if (mount("mgbench", s->tmpdir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") < 0) {
-		mgb_err(err, "mount tmpfs on %s: %s", s->tmpdir, strerror(errno));
-		mgb_session_end(s);
-		return -1;
-	}
+	if (mount("mgbench", base, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") < 0)
+		return mgb_err(err, "mount a private tmpfs on %s: %s", base, strerror(errno));
 	s->tmpdir_mounted = true;
+	if (asprintf(&s->tmpdir, "%s", base) < 0)
+		return mgb_err(err, "out of memory");
 	return 0;
 }
 
 void mgb_session_end(struct mgb_session *s)
 {
-	if (s->tmpdir) {
-		if (s->tmpdir_mounted)
-			umount2(s->tmpdir, MNT_DETACH);
-		rmdir(s->tmpdir);
-		free(s->tmpdir);
-	}
+	if (s->tmpdir && s->tmpdir_mounted)
+		umount2(s->tmpdir, MNT_DETACH);
+	free(s->tmpdir);
 	s->tmpdir = NULL;
 	s->tmpdir_mounted = false;
 }

@@ -3,8 +3,8 @@
  *
  * A session owns everything a run creates.  It moves the process into a private mount namespace
  * (so the kernel removes every mount, and with it every autoclear loop device, when the run exits,
- * however it exits), makes a private temp directory and mounts a tmpfs on it to hold image files
- * and mount points.  A target is one filesystem inside the session: a loop-mounted ext4/xfs/btrfs
+ * however it exits) and mounts a fresh tmpfs over $TMPDIR inside it to hold image files and mount
+ * points, so nothing is ever written to the host's temp directory.  A target is one filesystem inside the session: a loop-mounted ext4/xfs/btrfs
  * image, a tmpfs or ramfs, or a subdirectory of an existing directory (--dir).
  */
 #ifndef MGB_TARGET_H
@@ -28,7 +28,7 @@ const struct mgb_fs_type *mgb_fs_type_find(const char *name);
 
 struct mgb_session {
 	bool private_ns;    /* running in our own mount namespace */
-	char *tmpdir;       /* private temp directory, a tmpfs mount point */
+	char *tmpdir;       /* private temp directory: a tmpfs over $TMPDIR, in our namespace only */
 	bool tmpdir_mounted;
 	unsigned serial;    /* names targets uniquely within the session */
 };

@@ -1,10 +1,13 @@
 /*
  * Integration: SIGINT in the middle of a run.  mgbench stops, writes a valid partial document
  * marked interrupted, exits 130, and leaves no mount, loop device or temp directory behind.
+ * Then SIGKILL, which no handler sees: the private namespace, autoclear loop devices and the
+ * unnamed result file must still leave nothing behind.
  */
 #include "config.h"
 #include "helpers.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,22 +30,29 @@ static bool in_workload(pid_t pid)
 	return !strncmp(comm, "mgb-write", 9);
 }
 
-int main(void)
+/* Entries in dir other than the test's own (scratch, interrupted.json). */
+static unsigned files_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.' && strcmp(e->d_name, "scratch") && strcmp(e->d_name, "interrupted.json");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static pid_t start_run(const char *path)
 {
 	const char *bin = getenv("MGBENCH") ?: "./mgbench";
-	const char *path = t_result_path("interrupted.json");
-	struct t_host before;
-	json_t *doc;
-	size_t i;
-	json_t *cell;
-	int status, waited = 0;
-	pid_t pid;
+	pid_t pid = fork();
+	int waited = 0;
 
-	t_require_root();
-	t_host_snapshot(&before);
-	pid = fork();
 	if (pid == 0) {
-		freopen("/dev/null", "w", stdout);
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
 		execl(bin, bin, "run", "write", "--fs", "xfs,ext4", "--rounds", "1000000000", "-o", path, "-q",
 		      (char *)NULL);
 		_exit(127);
@@ -51,6 +61,43 @@ int main(void)
 		usleep(20 * 1000);
 	T_CHECK(in_workload(pid), "the run reached the workload");
 	usleep(200 * 1000);
+	return pid;
+}
+
+static void sigkill_leaves_nothing(void)
+{
+	const char *path = t_result_path("killed.json");
+	char dir[512];
+	struct t_host before;
+	int status;
+	pid_t pid;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	t_host_snapshot(&before);
+	pid = start_run(path);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	T_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "killed");
+	T_CHECK(access(path, F_OK) != 0, "no result file after SIGKILL");
+	T_CHECK(files_in(dir) == 0, "no temp file beside it: %u", files_in(dir));
+	T_CHECK(files_in(getenv("TMPDIR")) == 0, "nothing in TMPDIR: %u", files_in(getenv("TMPDIR")));
+	t_host_check_clean(&before, "after SIGKILL");
+}
+
+int main(void)
+{
+	const char *path = t_result_path("interrupted.json");
+	struct t_host before;
+	json_t *doc;
+	size_t i;
+	json_t *cell;
+	int status;
+	pid_t pid;
+
+	t_require_root();
+	t_host_snapshot(&before);
+	pid = start_run(path);
 	kill(pid, SIGINT);
 	waitpid(pid, &status, 0);
 	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 130, "exit status %d (want 130)",
@@ -70,6 +117,7 @@ int main(void)
 	}
 	json_decref(doc);
 	t_host_check_clean(&before, "after SIGINT");
+	sigkill_leaves_nothing();
 	t_cleanup();
 	return t_result();
 }
