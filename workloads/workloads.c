@@ -4,9 +4,11 @@
 
 extern const struct mgb_workload mgb_workload_write;
 extern const struct mgb_workload mgb_workload_stat;
+extern const struct mgb_workload mgb_workload_revalidate;
 
 const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_write,
 	&mgb_workload_stat,
+	&mgb_workload_revalidate,
 	NULL,
 };

@@ -1,0 +1,389 @@
+/*
+ * revalidate: what an NFS client or make does.  A writer (the calling thread) writes versions
+ * 1..rounds of a file, each a --size buffer holding the version number k as a 64-bit word
+ * repeated.  A poller (a second thread) plays the client: it queries the ctime and re-reads the
+ * file iff the ctime differs from the one it cached.  As an oracle no real client has, it also
+ * reads the data on every poll, to learn what the client would have served stale.
+ *
+ * One poll:   oracle read -> version w
+ *             fstat(ctime) -> stamp S, then b = the writer's `started` counter
+ *             if S != cached stamp: re-read -> version v; cache (S, v, b)    [a "reread"]
+ *             else if w > cached v: the client serves stale data             [a "stale poll"]
+ * The oracle reads *before* the stat: the kernel updates the stamp when a write starts, before
+ * it copies the data, so every version the oracle shows had its stamp update before the stat.
+ * A read's version is the smaller of its first and last word; they differ in a torn read (one
+ * that overlapped a write), which counts as the older, incomplete version.
+ *
+ * Misses count versions, each once: at a stale poll, versions x in (cached v, w] not counted
+ * before are missed, and each x goes to exactly one class by when write x began relative to the
+ * stat whose stamp the client cached (b: the writer sets `started` to x before it calls pwrite
+ * for x, and the poller reads it right after that stat returned):
+ *   ordering     x <= b: write x had begun by the time the cached stamp was taken, yet the
+ *                client's re-read got older data: the stamp was settled before the data was
+ *                visible, and old data now sits under a stamp that write will not move again.
+ *   granularity  x > b: write x began after the stat, completed (the oracle saw its data
+ *                before this poll's stat), and the stamp still equals the cached one: it did
+ *                not move across a completed write.
+ * A write that overlaps the stat syscall counts as ordering.  With --sequenced, write k+1 only
+ * starts after the poll that follows write k has finished, and that poll only starts once write
+ * k has returned, so at every re-read b == v: each missed version is > b, and an ordering miss is
+ * impossible by construction.  On a multigrain filesystem the stat arms the inode's QUERIED
+ * flag, so the first stamp update after it gives a new stamp, and stamps never come back: a
+ * multigrain kernel shows no granularity misses, in either mode.
+ *
+ * Free-running results depend on the two threads really running side by side; fresh_polls
+ * (polls whose oracle saw newer data than the previous poll's) shows whether they did.
+ */
+#include "config.h"
+#include "progress.h"
+#include "stop.h"
+#include "util.h"
+#include "workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct reval_params {
+	uint64_t size;
+	bool sequenced;
+};
+
+static const struct mgb_workload_option reval_options[] = {
+	{ "size", MGB_OPT_SIZE, offsetof(struct reval_params, size), "4096",
+	  "bytes per version, written at offset 0 (at least 8)", 8, 64 << 20, NULL, NULL },
+	{ "sequenced", MGB_OPT_BOOL, offsetof(struct reval_params, sequenced), NULL,
+	  "alternate write and poll (only granularity misses possible)", 0, 0, NULL, NULL },
+	{ 0 },
+};
+
+static const struct mgb_column reval_columns[] = {
+	{ "versions", "versions_written", "int" },
+	{ "polls", "polls", "int" },
+	{ "fresh", "fresh_polls", "int" },
+	{ "stale", "stale_polls", "int" },
+	{ "miss gran", "misses_granularity", "int" },
+	{ "miss ord", "misses_ordering", "int" },
+	{ 0 },
+};
+
+/* What the client caches, and what the poller counts. */
+struct client {
+	int64_t stamp;    /* cached ctime, ns */
+	uint64_t version; /* version of the cached data */
+	uint64_t began;   /* writes begun when the cached stamp was taken */
+	uint64_t counted; /* versions up to here are already counted as missed */
+	uint64_t last_seen; /* the oracle's version at the previous poll */
+	uint64_t polls, fresh_polls, rereads, stale_polls, torn;
+	uint64_t miss_granularity, miss_ordering;
+	char *buf;
+};
+
+struct reval {
+	struct mgb_ctx *ctx;
+	struct mgb_file file;
+	size_t size;
+	bool sequenced;
+	atomic_uint_fast64_t started;   /* the newest version whose pwrite has been (or is about to be) called */
+	atomic_uint_fast64_t completed; /* the newest version whose pwrite has returned */
+	atomic_bool writer_done;
+	pthread_mutex_t lock; /* with cond: the --sequenced handshake */
+	pthread_cond_t cond;
+	uint64_t polled;      /* --sequenced: the newest version the poller has checked (under lock) */
+	atomic_bool quit;     /* an error or an interrupted call: both threads stop */
+	atomic_int error;     /* the first -errno, unless it was a stop request interrupting a call */
+	const char *error_what;
+	struct client client; /* the poller's, once it runs */
+};
+
+static void fail(struct reval *rv, int err, const char *what)
+{
+	int none = 0;
+
+	if (!(err == -EINTR && mgb_stop_requested()) && atomic_compare_exchange_strong(&rv->error, &none, err))
+		rv->error_what = what;
+	atomic_store(&rv->quit, true);
+	pthread_mutex_lock(&rv->lock);
+	pthread_cond_broadcast(&rv->cond);
+	pthread_mutex_unlock(&rv->lock);
+}
+
+static uint64_t word_at(const char *buf, size_t off)
+{
+	uint64_t w;
+
+	memcpy(&w, buf + off, sizeof(w));
+	return w;
+}
+
+/* Read the whole file; its version is the older of the first and last word. */
+static int read_version(struct reval *rv, struct client *c, uint64_t *version)
+{
+	struct mgb_backend *be = rv->ctx->be;
+	ssize_t n = be->ops->pread(be, &rv->file, c->buf, rv->size, 0);
+	uint64_t first, last, begun;
+
+	if (n < 0 || (size_t)n != rv->size) {
+		fail(rv, n < 0 ? (int)n : -EIO, "pread");
+		return -1;
+	}
+	first = word_at(c->buf, 0);
+	last = word_at(c->buf, rv->size - sizeof(uint64_t));
+	begun = atomic_load(&rv->started);
+	if (first > begun || last > begun) {
+		fail(rv, -EBADMSG, "pread returned a version never written");
+		return -1;
+	}
+	c->torn += first != last;
+	*version = first < last ? first : last;
+	return 0;
+}
+
+/* The client's view: the stamp it would cache, and how many writes had begun by then. */
+static int query(struct reval *rv, int64_t *stamp, uint64_t *began)
+{
+	struct mgb_backend *be = rv->ctx->be;
+	struct mgb_stat st;
+	int r = be->ops->fstat(be, &rv->file, MGB_STAT_TIMES, &st);
+
+	*began = atomic_load(&rv->started);
+	if (r < 0 || !(st.mask & MGB_STAT_CTIME)) {
+		fail(rv, r < 0 ? r : -EOPNOTSUPP, "fstat (ctime)");
+		return -1;
+	}
+	*stamp = mgb_ts_ns(st.ctime);
+	return 0;
+}
+
+/* Fill the cache: stamp first, then data, as a client does. */
+static int refill(struct reval *rv, struct client *c, int64_t stamp, uint64_t began)
+{
+	if (read_version(rv, c, &c->version) < 0)
+		return -1;
+	c->stamp = stamp;
+	c->began = began;
+	c->counted = c->version;
+	return 0;
+}
+
+/*
+ * A stale poll: the client keeps version c->version though the oracle saw `seen`.  Versions up
+ * to c->counted were counted by an earlier stale poll of this cache entry; of the new ones,
+ * those whose write had begun when the cached stamp was taken (<= c->began) are ordering
+ * misses, the later ones granularity misses.
+ */
+static void count_misses(struct client *c, uint64_t seen)
+{
+	uint64_t lo = c->counted, ord_end = c->began;
+
+	if (seen <= lo)
+		return;
+	if (ord_end < lo)
+		ord_end = lo;
+	if (ord_end > seen)
+		ord_end = seen;
+	c->miss_ordering += ord_end - lo;
+	c->miss_granularity += seen - ord_end;
+	c->counted = seen;
+}
+
+static int poll_once(struct reval *rv, struct client *c)
+{
+	uint64_t seen, began;
+	int64_t stamp;
+
+	if (read_version(rv, c, &seen) < 0 || query(rv, &stamp, &began) < 0)
+		return -1;
+	c->polls++;
+	/* New data since the previous poll: the writer really ran while the poller did. */
+	c->fresh_polls += seen > c->last_seen;
+	c->last_seen = seen;
+	if (stamp != c->stamp) {
+		c->rereads++;
+		if (refill(rv, c, stamp, began) < 0)
+			return -1;
+	} else if (seen > c->version) {
+		c->stale_polls++;
+		count_misses(c, seen);
+	}
+	return 0;
+}
+
+static void *poller(void *arg)
+{
+	struct reval *rv = arg;
+	struct client *c = &rv->client;
+
+	for (;;) {
+		bool last;
+
+		if (rv->sequenced) {
+			/* Wait for a write we have not checked yet, or the end. */
+			pthread_mutex_lock(&rv->lock);
+			while (rv->polled == atomic_load(&rv->completed) && !atomic_load(&rv->writer_done) &&
+			       !atomic_load(&rv->quit))
+				pthread_cond_wait(&rv->cond, &rv->lock);
+			last = rv->polled == atomic_load(&rv->completed) || atomic_load(&rv->quit);
+			pthread_mutex_unlock(&rv->lock);
+			if (last)
+				break;
+			if (poll_once(rv, c) < 0)
+				break;
+			pthread_mutex_lock(&rv->lock);
+			rv->polled = atomic_load(&rv->completed);
+			pthread_cond_broadcast(&rv->cond);
+			pthread_mutex_unlock(&rv->lock);
+		} else {
+			/* Free-running: poll flat out; the poll after the writer finished is the last. */
+			last = atomic_load(&rv->writer_done);
+			if (poll_once(rv, c) < 0 || last || atomic_load(&rv->quit))
+				break;
+		}
+	}
+	return NULL;
+}
+
+static void fill_version(char *buf, size_t size, uint64_t k)
+{
+	for (size_t off = 0; off + sizeof(k) <= size; off += sizeof(k))
+		memcpy(buf + off, &k, sizeof(k));
+	memcpy(buf + size - sizeof(k), &k, sizeof(k)); /* the last word, when size is not a multiple of 8 */
+}
+
+/* Write versions 1..rounds; returns how many were written. */
+static uint64_t writer(struct reval *rv, char *buf)
+{
+	struct mgb_backend *be = rv->ctx->be;
+	uint64_t k;
+
+	for (k = 1; k <= rv->ctx->rounds; k++) {
+		ssize_t n;
+
+		if (mgb_stop_requested() || atomic_load(&rv->quit))
+			break;
+		if (rv->sequenced) {
+			/* Wait until the poller has checked version k-1. */
+			pthread_mutex_lock(&rv->lock);
+			while (rv->polled != k - 1 && !atomic_load(&rv->quit))
+				pthread_cond_wait(&rv->cond, &rv->lock);
+			pthread_mutex_unlock(&rv->lock);
+			if (atomic_load(&rv->quit))
+				break;
+		}
+		fill_version(buf, rv->size, k);
+		atomic_store(&rv->started, k);
+		n = be->ops->pwrite(be, &rv->file, buf, rv->size, 0);
+		if (n < 0 || (size_t)n != rv->size) {
+			fail(rv, n < 0 ? (int)n : -EIO, "pwrite");
+			break;
+		}
+		pthread_mutex_lock(&rv->lock);
+		atomic_store(&rv->completed, k);
+		pthread_cond_broadcast(&rv->cond);
+		pthread_mutex_unlock(&rv->lock);
+		if ((k & 1023) == 0)
+			mgb_progress_update(rv->ctx->progress, k, rv->ctx->rounds);
+	}
+	pthread_mutex_lock(&rv->lock);
+	atomic_store(&rv->writer_done, true);
+	pthread_cond_broadcast(&rv->cond);
+	pthread_mutex_unlock(&rv->lock);
+	return k - 1;
+}
+
+static void put_rate(json_t *m, const char *key, uint64_t n, int64_t elapsed_ns)
+{
+	json_object_set_new(m, key, json_real(elapsed_ns > 0 ? (double)n * 1e9 / (double)elapsed_ns : 0));
+}
+
+static int reval_run(struct mgb_ctx *ctx)
+{
+	const struct reval_params *p = ctx->params;
+	struct mgb_backend *be = ctx->be;
+	struct reval rv = { .ctx = ctx, .size = p->size, .sequenced = p->sequenced };
+	struct client *c = &rv.client;
+	bool opened = false;
+	char *wbuf = NULL;
+	uint64_t written = 0, began;
+	int64_t t0, elapsed, stamp;
+	pthread_t tid;
+	int r;
+
+	if (mgb_backend_require(be, pwrite, ctx->err) || mgb_backend_require(be, pread, ctx->err) ||
+	    mgb_backend_require(be, fstat, ctx->err))
+		return -1;
+	wbuf = malloc(p->size);
+	c->buf = malloc(p->size);
+	if (!wbuf || !c->buf) {
+		free(wbuf);
+		free(c->buf);
+		return mgb_err(ctx->err, "out of memory for two %llu-byte buffers", (unsigned long long)p->size);
+	}
+	pthread_mutex_init(&rv.lock, NULL);
+	pthread_cond_init(&rv.cond, NULL);
+	r = be->ops->open(be, "revalidate.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &rv.file);
+	if (r < 0) {
+		fail(&rv, r, "open");
+		goto out;
+	}
+	opened = true;
+	/* Version 0, then the client's first fill (not counted as a poll). */
+	fill_version(wbuf, rv.size, 0);
+	r = (int)be->ops->pwrite(be, &rv.file, wbuf, rv.size, 0);
+	if (r < 0 || (size_t)r != rv.size) {
+		fail(&rv, r < 0 ? r : -EIO, "pwrite");
+		goto out;
+	}
+	if (query(&rv, &stamp, &began) < 0 || refill(&rv, c, stamp, began) < 0)
+		goto out;
+	c->last_seen = c->version;
+
+	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+	r = pthread_create(&tid, NULL, poller, &rv);
+	if (r != 0) {
+		fail(&rv, -r, "starting the poller thread");
+		goto out;
+	}
+	written = writer(&rv, wbuf);
+	pthread_join(tid, NULL);
+	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+	if (atomic_load(&rv.error))
+		goto out;
+
+	json_object_set_new(ctx->metrics, "versions_written", json_integer((json_int_t)written));
+	json_object_set_new(ctx->metrics, "polls", json_integer((json_int_t)c->polls));
+	json_object_set_new(ctx->metrics, "rereads", json_integer((json_int_t)c->rereads));
+	json_object_set_new(ctx->metrics, "fresh_polls", json_integer((json_int_t)c->fresh_polls));
+	json_object_set_new(ctx->metrics, "stale_polls", json_integer((json_int_t)c->stale_polls));
+	json_object_set_new(ctx->metrics, "misses_granularity", json_integer((json_int_t)c->miss_granularity));
+	json_object_set_new(ctx->metrics, "misses_ordering", json_integer((json_int_t)c->miss_ordering));
+	put_rate(ctx->metrics, "misses_granularity_per_s", c->miss_granularity, elapsed);
+	put_rate(ctx->metrics, "misses_ordering_per_s", c->miss_ordering, elapsed);
+	json_object_set_new(ctx->metrics, "torn_reads", json_integer((json_int_t)c->torn));
+	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
+out:
+	if (opened)
+		be->ops->close(be, &rv.file);
+	pthread_cond_destroy(&rv.cond);
+	pthread_mutex_destroy(&rv.lock);
+	free(wbuf);
+	free(c->buf);
+	r = atomic_load(&rv.error);
+	if (r)
+		return mgb_err(ctx->err, "revalidate.dat: %s after %llu versions: %s", rv.error_what,
+			       (unsigned long long)written, strerror(-r));
+	return 0;
+}
+
+const struct mgb_workload mgb_workload_revalidate = {
+	.name = "revalidate",
+	.summary = "a client polls ctime to decide whether to re-read; count missed versions",
+	.options = reval_options,
+	.params_size = sizeof(struct reval_params),
+	.columns = reval_columns,
+	.run = reval_run,
+};
