@@ -381,7 +381,7 @@ out:
 
 const struct mgb_workload mgb_workload_revalidate = {
 	.name = "revalidate",
-	.summary = "a client polls ctime to decide whether to re-read; count missed versions",
+	.summary = "poll ctime, re-read on change; count the versions missed",
 	.options = reval_options,
 	.params_size = sizeof(struct reval_params),
 	.columns = reval_columns,
