@@ -172,6 +172,25 @@ static void interrupt_sequenced(void)
 	json_decref(doc);
 }
 
+/* A size that is not a whole number of words: the version lives in the whole words. */
+static void odd_size(void)
+{
+	const char *path = t_result_path("odd.json");
+	const char *const args[] = { "run", "revalidate", "--sequenced", "--size", "12", "--fs", "tmpfs", "--rounds",
+				     "500", "-o", path, NULL };
+	struct t_output o;
+	json_t *doc, *cell;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "--size 12: exit %d: %s", o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(path);
+	cell = doc ? t_cell(doc, "revalidate", "tmpfs") : NULL;
+	T_CHECK(cell && t_metric(cell, "versions_written") == 500 && t_metric(cell, "stale_polls") == 0,
+		"--size 12: 500 versions, nothing stale");
+	json_decref(doc);
+}
+
 static void bad_options(void)
 {
 	static const struct {
@@ -205,6 +224,7 @@ int main(void)
 	sequenced();
 	free_running();
 	interrupt_sequenced();
+	odd_size();
 	bad_options();
 	t_host_check_clean(&before, "after revalidate");
 	t_cleanup();

@@ -1,7 +1,7 @@
 /*
  * revalidate: what an NFS client or make does.  A writer (the calling thread) writes versions
- * 1..rounds of a file, each a --size buffer holding the version number k as a 64-bit word
- * repeated.  A poller (a second thread) plays the client: it queries the ctime and re-reads the
+ * 1..rounds of a file, each a --size buffer whose every whole 64-bit word holds the version
+ * number k.  A poller (a second thread) plays the client: it queries the ctime and re-reads the
  * file iff the ctime differs from the one it cached.  As an oracle no real client has, it also
  * reads the data on every poll, to learn what the client would have served stale.
  *
@@ -120,7 +120,7 @@ static uint64_t word_at(const char *buf, size_t off)
 	return w;
 }
 
-/* Read the whole file; its version is the older of the first and last word. */
+/* Read the whole file; its version is the older of the first and last whole word. */
 static int read_version(struct reval *rv, struct client *c, uint64_t *version)
 {
 	struct mgb_backend *be = rv->ctx->be;
@@ -132,7 +132,7 @@ static int read_version(struct reval *rv, struct client *c, uint64_t *version)
 		return -1;
 	}
 	first = word_at(c->buf, 0);
-	last = word_at(c->buf, rv->size - sizeof(uint64_t));
+	last = word_at(c->buf, (rv->size / sizeof(uint64_t) - 1) * sizeof(uint64_t));
 	begun = atomic_load(&rv->started);
 	if (first > begun || last > begun) {
 		fail(rv, -EBADMSG, "pread returned a version never written");
@@ -247,11 +247,11 @@ static void *poller(void *arg)
 	return NULL;
 }
 
+/* Every whole 64-bit word holds k; a tail shorter than a word stays zero. */
 static void fill_version(char *buf, size_t size, uint64_t k)
 {
 	for (size_t off = 0; off + sizeof(k) <= size; off += sizeof(k))
 		memcpy(buf + off, &k, sizeof(k));
-	memcpy(buf + size - sizeof(k), &k, sizeof(k)); /* the last word, when size is not a multiple of 8 */
 }
 
 /* Write versions 1..rounds; returns how many were written. */
@@ -316,7 +316,7 @@ static int reval_run(struct mgb_ctx *ctx)
 	if (mgb_backend_require(be, pwrite, ctx->err) || mgb_backend_require(be, pread, ctx->err) ||
 	    mgb_backend_require(be, fstat, ctx->err))
 		return -1;
-	wbuf = malloc(p->size);
+	wbuf = calloc(1, p->size);
 	c->buf = malloc(p->size);
 	if (!wbuf || !c->buf) {
 		free(wbuf);
