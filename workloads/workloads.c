@@ -6,11 +6,13 @@ extern const struct mgb_workload mgb_workload_write;
 extern const struct mgb_workload mgb_workload_stat;
 extern const struct mgb_workload mgb_workload_revalidate;
 extern const struct mgb_workload mgb_workload_rename;
+extern const struct mgb_workload mgb_workload_setxattr;
 
 const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_write,
 	&mgb_workload_stat,
 	&mgb_workload_revalidate,
 	&mgb_workload_rename,
+	&mgb_workload_setxattr,
 	NULL,
 };
