@@ -7,6 +7,7 @@ extern const struct mgb_workload mgb_workload_stat;
 extern const struct mgb_workload mgb_workload_revalidate;
 extern const struct mgb_workload mgb_workload_rename;
 extern const struct mgb_workload mgb_workload_setxattr;
+extern const struct mgb_workload mgb_workload_meta;
 
 const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_write,
@@ -14,5 +15,6 @@ const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_revalidate,
 	&mgb_workload_rename,
 	&mgb_workload_setxattr,
+	&mgb_workload_meta,
 	NULL,
 };

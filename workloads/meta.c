@@ -1,0 +1,214 @@
+/*
+ * meta: the other operations that change a file's ctime, one per run (--op), each followed by a
+ * query.  truncate, chmod and utimens change the file every round by themselves (alternating
+ * lengths and modes).  link, unlink and fallocate need their change undone before it can be
+ * repeated: link is undone by unlinking the second name, unlink by linking it again, fallocate
+ * (which grows the empty file) by truncating it back.  The undo changes the ctime too, so it is
+ * queried as well, and that query is the observer's new baseline: each observed round is
+ * "query, the --op change, query", and only the --op change is measured.
+ */
+#include "config.h"
+#include "observe.h"
+#include "progress.h"
+#include "stop.h"
+#include "util.h"
+#include "workload.h"
+
+#include <fcntl.h>
+#include <string.h>
+
+#define FILE_NAME "meta.dat"
+#define LINK_NAME "meta.lnk"
+#define GROW_LEN 4096 /* truncate alternates between 0 and this; fallocate grows 0 to this */
+
+struct meta_params {
+	const char *op;
+};
+
+static const char *const op_choices[] = { "truncate", "chmod", "link", "unlink", "utimens", "fallocate", NULL };
+
+static const struct mgb_workload_option meta_options[] = {
+	{ "op", MGB_OPT_STRING, offsetof(struct meta_params, op), "truncate",
+	  "the change: truncate, chmod, link, unlink, utimens or fallocate", 0, 0, NULL, op_choices },
+	{ 0 },
+};
+
+static const struct mgb_column meta_columns[] = {
+	{ "distinct", "ctime.distinct_ratio", "ratio" },
+	{ "per tick", "ctime.distinct_per_tick", "float" },
+	{ "backward", "ctime.backwards", "int" },
+	{ "future", "ctime.future", "int" },
+	{ "step p50", "ctime.step_ns.p50", "ns" },
+	{ "ops/s", "ops_per_s", "rate" },
+	{ 0 },
+};
+
+typedef int (*meta_fn)(struct mgb_backend *be, struct mgb_file *f, uint64_t round);
+
+static int truncate_alternating(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
+{
+	return be->ops->ftruncate(be, f, round & 1 ? 0 : GROW_LEN);
+}
+
+static int truncate_empty(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
+{
+	return be->ops->ftruncate(be, f, 0);
+}
+
+static int chmod_alternating(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
+{
+	return be->ops->fchmod(be, f, round & 1 ? 0644 : 0600);
+}
+
+static int link_second_name(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
+{
+	return be->ops->link(be, FILE_NAME, LINK_NAME);
+}
+
+static int unlink_second_name(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
+{
+	return be->ops->unlink(be, LINK_NAME);
+}
+
+static int touch_now(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
+{
+	return be->ops->futimens_now(be, f);
+}
+
+static int fallocate_grow(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
+{
+	return be->ops->fallocate(be, f, 0, GROW_LEN);
+}
+
+struct meta_op {
+	const char *name;
+	meta_fn change;      /* the measured change */
+	const char *what;    /* the change, for error messages */
+	meta_fn undo;        /* puts the file back so change can repeat; NULL if change alternates */
+	const char *undo_what;
+	bool starts_linked;  /* LINK_NAME must exist before the first change */
+};
+
+static const struct meta_op meta_ops[] = {
+	{ "truncate", truncate_alternating, "ftruncate", NULL, NULL, false },
+	{ "chmod", chmod_alternating, "fchmod", NULL, NULL, false },
+	{ "link", link_second_name, "link to " LINK_NAME, unlink_second_name, "unlink " LINK_NAME, false },
+	{ "unlink", unlink_second_name, "unlink " LINK_NAME, link_second_name, "link to " LINK_NAME, true },
+	{ "utimens", touch_now, "futimens", NULL, NULL, false },
+	{ "fallocate", fallocate_grow, "fallocate", truncate_empty, "ftruncate", false },
+};
+
+static const struct meta_op *meta_op_find(const char *name)
+{
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(meta_ops); i++)
+		if (!strcmp(meta_ops[i].name, name))
+			return &meta_ops[i];
+	return NULL;
+}
+
+/* The backend operations --op needs, so that a backend lacking one says which. */
+static int require_ops(struct mgb_backend *be, const char *op, char *err)
+{
+	if (mgb_backend_require(be, fstat, err) || mgb_backend_require(be, unlink, err))
+		return -1;
+	if (!strcmp(op, "truncate"))
+		return mgb_backend_require(be, ftruncate, err);
+	if (!strcmp(op, "chmod"))
+		return mgb_backend_require(be, fchmod, err);
+	if (!strcmp(op, "link") || !strcmp(op, "unlink"))
+		return mgb_backend_require(be, link, err);
+	if (!strcmp(op, "utimens"))
+		return mgb_backend_require(be, futimens_now, err);
+	return mgb_backend_require(be, fallocate, err) || mgb_backend_require(be, ftruncate, err) ? -1 : 0;
+}
+
+static int meta_run(struct mgb_ctx *ctx)
+{
+	const struct meta_params *p = ctx->params;
+	const struct meta_op *op = meta_op_find(p->op);
+	struct mgb_backend *be = ctx->be;
+	struct mgb_stamp_obs ctime_obs;
+	struct mgb_file f;
+	struct mgb_stat st;
+	const char *what = "fstat";
+	uint64_t done = 0;
+	int64_t t0, elapsed;
+	int r;
+
+	if (!op)
+		return mgb_err(ctx->err, "--op %s: unknown operation", p->op);
+	if (require_ops(be, op->name, ctx->err) < 0)
+		return -1;
+	r = be->ops->open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
+	if (r < 0)
+		return mgb_err(ctx->err, "%s: open: %s", FILE_NAME, strerror(-r));
+	if (op->starts_linked) {
+		what = "link to " LINK_NAME;
+		r = link_second_name(be, &f, 0);
+		if (r < 0)
+			goto fail;
+	}
+	mgb_obs_init(&ctime_obs);
+	what = "fstat";
+	r = be->ops->fstat(be, &f, MGB_STAT_TIMES, &st);
+	if (r < 0)
+		goto fail;
+	mgb_obs_baseline(&ctime_obs, mgb_ts_ns(st.ctime));
+
+	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+	while (done < ctx->rounds) {
+		what = op->what;
+		r = op->change(be, &f, done);
+		if (r < 0)
+			goto fail;
+		what = "fstat";
+		r = be->ops->fstat(be, &f, MGB_STAT_TIMES, &st);
+		if (r < 0)
+			goto fail;
+		mgb_obs_add(&ctime_obs, mgb_ts_ns(st.ctime), mgb_clock_ns(CLOCK_REALTIME));
+		if (op->undo) {
+			/* Queried too, so the next change also follows a query; not measured. */
+			what = op->undo_what;
+			r = op->undo(be, &f, done);
+			if (r < 0)
+				goto fail;
+			what = "fstat";
+			r = be->ops->fstat(be, &f, MGB_STAT_TIMES, &st);
+			if (r < 0)
+				goto fail;
+			mgb_obs_baseline(&ctime_obs, mgb_ts_ns(st.ctime));
+		}
+		done++;
+		if ((done & 4095) == 0) {
+			if (mgb_stop_requested())
+				break;
+			mgb_progress_update(ctx->progress, done, ctx->rounds);
+		}
+	}
+	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+	be->ops->close(be, &f);
+	be->ops->unlink(be, LINK_NAME);
+	be->ops->unlink(be, FILE_NAME);
+
+	json_object_set_new(ctx->metrics, "op", json_string(op->name));
+	json_object_set_new(ctx->metrics, "rounds", json_integer((json_int_t)done));
+	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
+	json_object_set_new(ctx->metrics, "ops_per_s", json_real(elapsed > 0 ? done * 1e9 / (double)elapsed : 0));
+	json_object_set_new(ctx->metrics, "ctime", mgb_obs_to_json(&ctime_obs, elapsed, ctx->clock->coarse_tick_ns));
+	return 0;
+fail:
+	be->ops->close(be, &f);
+	be->ops->unlink(be, LINK_NAME);
+	be->ops->unlink(be, FILE_NAME);
+	return mgb_err(ctx->err, "%s: %s after %llu rounds: %s", FILE_NAME, what, (unsigned long long)done,
+		       strerror(-r));
+}
+
+const struct mgb_workload mgb_workload_meta = {
+	.name = "meta",
+	.summary = "one other ctime change (--op) per round, statx between",
+	.options = meta_options,
+	.params_size = sizeof(struct meta_params),
+	.columns = meta_columns,
+	.run = meta_run,
+};
