@@ -1,5 +1,6 @@
 #include "config.h"
 #include "helpers.h"
+#include "probe.h"
 #include "target.h"
 #include "util.h"
 
@@ -7,7 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -236,6 +239,17 @@ void t_host_check_clean(const struct t_host *before, const char *when)
 		before->loop_devices, now.loop_devices);
 	T_CHECK(now.tmp_dirs <= before->tmp_dirs, "%s: $TMPDIR/mgbench.* left: %u -> %u", when,
 		before->tmp_dirs, now.tmp_dirs);
+}
+
+bool t_mg_counters(void)
+{
+	if (access(MGB_DEBUGFS_COUNTERS, R_OK) == 0)
+		return true;
+	/* Private propagation: the debugfs mount never reaches the host and goes when the test exits. */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) < 0)
+		return false;
+	return access(MGB_DEBUGFS_COUNTERS, R_OK) == 0;
 }
 
 void t_cleanup(void)

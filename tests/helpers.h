@@ -63,6 +63,13 @@ void t_host_snapshot(struct t_host *h);
 /* Fail unless nothing was added since before (waits briefly: loop autoclear is asynchronous). */
 void t_host_check_clean(const struct t_host *before, const char *when);
 
+/*
+ * Move this test into a private mount namespace with debugfs mounted there (unless the counters
+ * are already readable), so that the mgbench runs it starts record the global multigrain
+ * counters in each cell.  Call before t_host_snapshot.  false if the counters cannot be had.
+ */
+bool t_mg_counters(void);
+
 void t_cleanup(void);
 
 #endif
