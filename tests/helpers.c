@@ -1,6 +1,5 @@
 #include "config.h"
 #include "helpers.h"
-#include "probe.h"
 #include "target.h"
 #include "util.h"
 
@@ -8,9 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <sched.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -241,15 +238,24 @@ void t_host_check_clean(const struct t_host *before, const char *when)
 		before->tmp_dirs, now.tmp_dirs);
 }
 
-bool t_mg_counters(void)
+double t_check_coarse_bound(json_t *doc, json_t *cell, const char *label, double distinct, double rounds)
 {
-	if (access(MGB_DEBUGFS_COUNTERS, R_OK) == 0)
-		return true;
-	/* Private propagation: the debugfs mount never reaches the host and goes when the test exits. */
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) < 0)
-		return false;
-	return access(MGB_DEBUGFS_COUNTERS, R_OK) == 0;
+	json_t *tick = json_object_get(json_object_get(json_object_get(doc, "kernel"), "clocks"), "coarse_tick_ns");
+	json_t *floor_swaps = json_object_get(json_object_get(json_object_get(cell, "counters"), "multigrain"),
+					      "floor_swaps");
+	double ticks = t_metric(cell, "elapsed_ns") / (double)json_integer_value(tick);
+	double floor_moves = json_is_integer(floor_swaps) ? (double)json_integer_value(floor_swaps) : NAN;
+
+	if (isnan(floor_moves)) {
+		T_CHECK(distinct < rounds / 2, "%s: %g distinct of %g rounds should be far fewer (no counters to "
+			"account for other processes' fine stamps)", label, distinct, rounds);
+		return NAN;
+	}
+	T_CHECK(distinct <= ticks + floor_moves + 3, "%s: %g distinct, more than %.1f ticks + %g floor moves allow",
+		label, distinct, ticks, floor_moves);
+	fprintf(stderr, "%s: %g distinct of %g rounds over %.1f ticks, %g floor moves\n", label, distinct, rounds,
+		ticks, floor_moves);
+	return floor_moves;
 }
 
 void t_cleanup(void)

@@ -64,11 +64,15 @@ void t_host_snapshot(struct t_host *h);
 void t_host_check_clean(const struct t_host *before, const char *when);
 
 /*
- * Move this test into a private mount namespace with debugfs mounted there (unless the counters
- * are already readable), so that the mgbench runs it starts record the global multigrain
- * counters in each cell.  Call before t_host_snapshot.  false if the counters cannot be had.
+ * The honest bound for coarse stamps on a multigrain kernel.  A coarse stamp is the later of the
+ * coarse clock and the global floor, and other processes' fine stamps move the floor, so a
+ * coarse-stamped inode can change once per coarse tick and once per floor move.  Checks that
+ * `distinct` (stamp changes seen in the cell) is at most elapsed ticks + the cell's floor_swaps
+ * + 3 (the tick the run starts in, one between baseline and start, one at the end), which holds
+ * however busy the machine is.  Returns the floor moves (NAN if the cell has no counters, and
+ * then checks only that distinct is below half the rounds).
  */
-bool t_mg_counters(void);
+double t_check_coarse_bound(json_t *doc, json_t *cell, const char *label, double distinct, double rounds);
 
 void t_cleanup(void);
 

@@ -6,11 +6,8 @@
  * user.* xattrs nor fallocate, and the error says so.  Bad options are refused, naming the
  * option.  The host is left as it was.
  *
- * The ramfs bound: a coarse stamp is the later of the coarse clock and the global floor, so it
- * can change once per coarse tick and once per floor move.  Fine stamps taken by other processes
- * move the floor, on a busy machine hundreds of thousands of times a second, and then ramfs
- * stamps differ on most rounds.  So the bound adds the floor moves counted during the cell
- * (debugfs counters, mounted in a private namespace by t_mg_counters).
+ * The ramfs bound is t_check_coarse_bound's: other processes' fine stamps move the global floor,
+ * and on a busy machine ramfs stamps then differ on most rounds.
  */
 #include "config.h"
 #include "helpers.h"
@@ -23,7 +20,6 @@
 #define ROUNDS_TEXT "2000"
 
 static const char *const mg_fs[] = { "ext4", "xfs", "btrfs", "tmpfs" };
-static bool have_counters;
 
 static const char *const file_ctime[] = { "ctime", NULL };
 static const char *const one_dir[] = { "ctime", "dir1_ctime", "dir1_mtime", NULL };
@@ -48,13 +44,6 @@ static const struct run_case cases[] = {
 	{ "meta", "--op", "fallocate", file_ctime, true },
 };
 
-static double number_at(json_t *v, const char *const path[])
-{
-	for (; v && *path; path++)
-		v = json_object_get(v, *path);
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static void check_multigrain(json_t *cell, const char *label, const char *fs, const char *const *observers)
 {
 	char path[64];
@@ -78,35 +67,18 @@ static void check_multigrain(json_t *cell, const char *label, const char *fs, co
 
 static void check_ramfs(json_t *doc, json_t *cell, const char *label, const char *const *observers)
 {
-	static const char *const tick_path[] = { "kernel", "clocks", "coarse_tick_ns", NULL };
-	static const char *const floor_path[] = { "counters", "multigrain", "floor_swaps", NULL };
-	double ticks = t_metric(cell, "elapsed_ns") / number_at(doc, tick_path);
-	double floor_moves = number_at(cell, floor_path);
-	char path[64];
+	char path[64], what[128];
 
 	T_CHECK(!strcmp(json_string_value(json_object_get(cell, "status")), "ok"), "%s on ramfs: ok", label);
 	for (const char *const *o = observers; *o; o++) {
-		double distinct, ratio;
-
 		snprintf(path, sizeof(path), "%s.distinct", *o);
-		distinct = t_metric(cell, path);
-		snprintf(path, sizeof(path), "%s.distinct_ratio", *o);
-		ratio = t_metric(cell, path);
-		if (have_counters && !isnan(floor_moves)) {
-			/* +3: the tick the run starts in, one between baseline and start, one at the end. */
-			T_CHECK(distinct <= ticks + floor_moves + 3, "%s on ramfs: %s distinct %g, more than %.1f ticks "
-				"+ %g floor moves allow", label, *o, distinct, ticks, floor_moves);
-		} else {
-			T_CHECK(ratio < 0.5, "%s on ramfs: %s distinct ratio %g should be far below 1 (no counters: "
-				"other processes' fine stamps can cause this)", label, *o, ratio);
-		}
+		snprintf(what, sizeof(what), "%s on ramfs, %s", label, *o);
+		t_check_coarse_bound(doc, cell, what, t_metric(cell, path), ROUNDS);
 		snprintf(path, sizeof(path), "%s.backwards", *o);
 		T_CHECK(t_metric(cell, path) == 0, "%s on ramfs: %s", label, path);
 		snprintf(path, sizeof(path), "%s.future", *o);
 		T_CHECK(t_metric(cell, path) == 0, "%s on ramfs: %s", label, path);
 	}
-	fprintf(stderr, "%s on ramfs: ctime distinct %g of %d over %.1f ticks, %g floor moves by others\n", label,
-		t_metric(cell, "ctime.distinct"), ROUNDS, ticks, floor_moves);
 }
 
 static void run_case(const struct run_case *c)
@@ -210,9 +182,6 @@ int main(void)
 	struct t_host before;
 
 	t_require_root();
-	have_counters = t_mg_counters();
-	if (!have_counters)
-		fprintf(stderr, "no multigrain counters in debugfs: the ramfs bound ignores other processes\n");
 	t_host_snapshot(&before);
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(bad_cases); i++)
 		run_bad_case(&bad_cases[i]);

@@ -2,7 +2,7 @@
  * Integration: `write --query none` on ext4.  Nobody looks, so stamps stay coarse: the kernel's
  * count of ctime changes for the inode (timestamp:ctime_ns_xchg) is far below the number of
  * writes.  Not exactly one per tick: the floor is global, and fine stamps taken elsewhere on the
- * machine lift coarse ones, so the bound is loose on purpose.
+ * machine lift coarse ones, so the bound counts the floor moves too (t_check_coarse_bound).
  */
 #include "config.h"
 #include "helpers.h"
@@ -36,7 +36,10 @@ int main(void)
 		T_CHECK(writes == 20000, "writes %g", writes);
 		T_CHECK(t_metric(cell, "queries") == 0, "no queries");
 		T_CHECK(!isnan(changes) && changes >= 1, "changes counted by the tracepoint: %g", changes);
-		T_CHECK(changes < writes / 10, "changes %g should be far below writes %g", changes, writes);
+		/* unqueried stamps are coarse: at most one per tick or floor move, far below the writes
+		 * unless others' fine stamps keep moving the floor */
+		if (t_check_coarse_bound(doc, cell, "write --query none on ext4", changes, writes) < writes / 20)
+			T_CHECK(changes < writes / 10, "changes %g should be far below writes %g", changes, writes);
 		fprintf(stderr, "ext4 --query none: %g writes, %g ctime changes over %.1f ticks\n", writes, changes, ticks);
 	}
 	json_decref(doc);

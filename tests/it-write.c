@@ -2,7 +2,8 @@
  * Integration: `write --query every` on scratch ext4, xfs, btrfs, tmpfs and ramfs made by mgbench.
  * Multigrain filesystems give a distinct ctime on every round, never backwards, never in the
  * future (and --check passes: a low distinct ratio on ramfs is a fact, not a violation);
- * ramfs (coarse stamps) gives far fewer.  The host is left as it was.
+ * ramfs (coarse stamps) gives no more than coarse ticks and floor moves allow: far fewer, unless
+ * other processes' fine stamps are moving the global floor.  The host is left as it was.
  */
 #include "config.h"
 #include "helpers.h"
@@ -55,9 +56,12 @@ int main(void)
 	T_CHECK(cell != NULL, "ramfs cell present");
 	if (cell) {
 		double ratio = t_metric(cell, "ctime.distinct_ratio");
+		double floor_moves = t_check_coarse_bound(doc, cell, "write on ramfs", t_metric(cell, "ctime.distinct"),
+							  3000);
 
-		/* 3000 rounds take a few ms: a coarse clock gives a handful of distinct values. */
-		T_CHECK(ratio < 0.2, "ramfs distinct ratio %g should be far below 1", ratio);
+		/* 3000 rounds take a few ms: on a quiet machine a coarse clock gives a handful of values. */
+		if (floor_moves < 300)
+			T_CHECK(ratio < 0.2, "ramfs distinct ratio %g should be far below 1", ratio);
 		T_CHECK(t_metric(cell, "ctime.backwards") == 0, "ramfs backwards");
 	}
 	json_decref(doc);
