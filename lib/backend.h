@@ -3,7 +3,7 @@
  * operations; a workload calls them and never a syscall directly, so the same workload runs
  * through plain syscalls, io_uring or NFS.  Paths are relative to the backend's root directory.
  * Every operation returns 0 (or a byte count) on success and -errno on failure.  An operation a
- * backend cannot express is NULL; mgb_backend_require() turns that into a clear error.
+ * backend cannot express is NULL; mgb_require_op() turns that into a clear "unsupported" cell.
  */
 #ifndef MGB_BACKEND_H
 #define MGB_BACKEND_H
@@ -85,9 +85,14 @@ const struct mgb_backend_ops *mgb_backend_find(const char *name);
 int mgb_backend_open(struct mgb_backend *be, const struct mgb_backend_ops *ops, const char *root, char *err);
 void mgb_backend_close(struct mgb_backend *be);
 
-/* -1 with "backend X cannot <what>" in err when op is NULL, else 0. */
-#define mgb_backend_require(be, op, err) \
-	((be)->ops->op ? 0 : mgb_err((err), "backend '%s' cannot " #op, (be)->ops->name))
+/*
+ * In a workload: -1 with "backend X cannot <op>" in ctx->err and the cell marked unsupported
+ * (a fact about the backend, not a failure) when the backend lacks op, else 0.
+ */
+#define mgb_require_op(ctx, op)                                                               \
+	((ctx)->be->ops->op ? 0                                                               \
+			    : ((ctx)->unsupported = true,                                     \
+			       mgb_err((ctx)->err, "backend '%s' cannot " #op, (ctx)->be->ops->name)))
 
 extern const struct mgb_backend_ops mgb_backend_sync;
 

@@ -27,6 +27,26 @@ static void print_value(FILE *out, json_t *v, const char *format)
 	fprintf(out, " %*s", COL_WIDTH, buf);
 }
 
+/* A long message (an error) as lines of at most 72 columns, indented. */
+static void print_wrapped(FILE *out, const char *text, int indent)
+{
+	int width = 72 - indent;
+
+	while (*text) {
+		int n = (int)strlen(text);
+
+		if (n > width) {
+			n = width;
+			while (n > width / 2 && text[n] != ' ')
+				n--;
+		}
+		fprintf(out, "%*s%.*s\n", indent, "", n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+}
+
 /* Cells with the same workload and parameters share one table block. */
 static char *block_key_of(json_t *cell)
 {
@@ -92,8 +112,8 @@ void mgb_report_print(FILE *out, json_t *doc)
 		fprintf(out, "%-6.6s%-6.6s", json_string_value(json_object_get(cell, "fs")),
 			json_string_value(json_object_get(cell, "backend")));
 		if (!json_is_object(metrics)) {
-			fprintf(out, " %s: %s\n", json_string_value(json_object_get(cell, "status")),
-				json_string_value(json_object_get(cell, "error")) ?: "");
+			fprintf(out, " %s:\n", json_string_value(json_object_get(cell, "status")));
+			print_wrapped(out, json_string_value(json_object_get(cell, "error")) ?: "", 4);
 			continue;
 		}
 		for (const struct mgb_column *c = w->columns; c->header; c++)

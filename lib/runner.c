@@ -28,6 +28,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 	json_t *cell, *metrics = json_object();
 	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC), run_ns = 0;
 	double setup_s;
+	bool unsupported = false;
 	int r;
 
 	cell = json_pack("{s:s, s:s, s:s, s:i, s:I, s:o}",
@@ -65,6 +66,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		mgb_progress_end(progress);
 		if (r < 0)
 			snprintf(err, sizeof(err), "%s", ctx.err);
+		unsupported = ctx.unsupported;
 		json_object_set_new(cell, "counters", json_pack("{s:o}", "multigrain",
 								mgb_mg_counters_delta_json(&before, &after)));
 	}
@@ -74,7 +76,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 	mgb_target_down(&t);
 
 	if (r < 0) {
-		status = "error";
+		status = unsupported ? "unsupported" : "error";
 		json_object_set_new(cell, "error", json_string(err));
 		json_decref(metrics);
 		metrics = json_null();

@@ -57,6 +57,9 @@ struct mgb_ctx {
 	struct mgb_progress *progress;
 	json_t *metrics; /* the workload adds its metrics here */
 	char err[MGB_ERR_LEN];
+	/* Set with err when the backend or filesystem cannot do the operation at all (EOPNOTSUPP):
+	 * the cell is "unsupported", which is reported but does not fail the run. */
+	bool unsupported;
 };
 
 struct mgb_column {

@@ -14,6 +14,7 @@
 #include "util.h"
 #include "workload.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 
@@ -107,19 +108,19 @@ static const struct meta_op *meta_op_find(const char *name)
 }
 
 /* The backend operations --op needs, so that a backend lacking one says which. */
-static int require_ops(struct mgb_backend *be, const char *op, char *err)
+static int require_ops(struct mgb_ctx *ctx, const char *op)
 {
-	if (mgb_backend_require(be, fstat, err) || mgb_backend_require(be, unlink, err))
+	if (mgb_require_op(ctx, fstat) || mgb_require_op(ctx, unlink))
 		return -1;
 	if (!strcmp(op, "truncate"))
-		return mgb_backend_require(be, ftruncate, err);
+		return mgb_require_op(ctx, ftruncate);
 	if (!strcmp(op, "chmod"))
-		return mgb_backend_require(be, fchmod, err);
+		return mgb_require_op(ctx, fchmod);
 	if (!strcmp(op, "link") || !strcmp(op, "unlink"))
-		return mgb_backend_require(be, link, err);
+		return mgb_require_op(ctx, link);
 	if (!strcmp(op, "utimens"))
-		return mgb_backend_require(be, futimens_now, err);
-	return mgb_backend_require(be, fallocate, err) || mgb_backend_require(be, ftruncate, err) ? -1 : 0;
+		return mgb_require_op(ctx, futimens_now);
+	return mgb_require_op(ctx, fallocate) || mgb_require_op(ctx, ftruncate) ? -1 : 0;
 }
 
 static int meta_run(struct mgb_ctx *ctx)
@@ -137,7 +138,7 @@ static int meta_run(struct mgb_ctx *ctx)
 
 	if (!op)
 		return mgb_err(ctx->err, "--op %s: unknown operation", p->op);
-	if (require_ops(be, op->name, ctx->err) < 0)
+	if (require_ops(ctx, op->name) < 0)
 		return -1;
 	r = be->ops->open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0)
@@ -200,6 +201,7 @@ fail:
 	be->ops->close(be, &f);
 	be->ops->unlink(be, LINK_NAME);
 	be->ops->unlink(be, FILE_NAME);
+	ctx->unsupported = r == -EOPNOTSUPP;
 	return mgb_err(ctx->err, "%s: %s after %llu rounds: %s", FILE_NAME, what, (unsigned long long)done,
 		       strerror(-r));
 }

@@ -135,9 +135,9 @@ static int rename_run(struct mgb_ctx *ctx)
 	int64_t t0, elapsed, tick = ctx->clock->coarse_tick_ns;
 	int r;
 
-	if (mgb_backend_require(be, rename, ctx->err) || mgb_backend_require(be, stat, ctx->err) ||
-	    mgb_backend_require(be, mkdir, ctx->err) || mgb_backend_require(be, rmdir, ctx->err) ||
-	    mgb_backend_require(be, unlink, ctx->err))
+	if (mgb_require_op(ctx, rename) || mgb_require_op(ctx, stat) ||
+	    mgb_require_op(ctx, mkdir) || mgb_require_op(ctx, rmdir) ||
+	    mgb_require_op(ctx, unlink))
 		return -1;
 	/* A TOP_DIR that already exists is not ours: fail without removing anything. */
 	r = be->ops->mkdir(be, TOP_DIR, 0755);

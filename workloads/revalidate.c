@@ -313,8 +313,8 @@ static int reval_run(struct mgb_ctx *ctx)
 	pthread_t tid;
 	int r;
 
-	if (mgb_backend_require(be, pwrite, ctx->err) || mgb_backend_require(be, pread, ctx->err) ||
-	    mgb_backend_require(be, fstat, ctx->err))
+	if (mgb_require_op(ctx, pwrite) || mgb_require_op(ctx, pread) ||
+	    mgb_require_op(ctx, fstat))
 		return -1;
 	wbuf = calloc(1, p->size);
 	c->buf = malloc(p->size);

@@ -47,8 +47,8 @@ static int setxattr_run(struct mgb_ctx *ctx)
 	char value[24];
 	int r;
 
-	if (mgb_backend_require(be, fsetxattr, ctx->err) || mgb_backend_require(be, fstat, ctx->err) ||
-	    mgb_backend_require(be, unlink, ctx->err))
+	if (mgb_require_op(ctx, fsetxattr) || mgb_require_op(ctx, fstat) ||
+	    mgb_require_op(ctx, unlink))
 		return -1;
 	r = be->ops->open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0)
@@ -97,6 +97,7 @@ static int setxattr_run(struct mgb_ctx *ctx)
 fail:
 	be->ops->close(be, &f);
 	be->ops->unlink(be, FILE_NAME);
+	ctx->unsupported = r == -EOPNOTSUPP;
 	return mgb_err(ctx->err, "%s: %s after %llu rounds: %s%s", FILE_NAME, what, (unsigned long long)done,
 		       strerror(-r), r == -EOPNOTSUPP ? " (this filesystem takes no user.* xattrs)" : "");
 }

@@ -134,7 +134,7 @@ static int stat_run(struct mgb_ctx *ctx)
 	int64_t t0, elapsed;
 	int r;
 
-	if (mgb_backend_require(be, fstat, ctx->err) || mgb_backend_require(be, pwrite, ctx->err))
+	if (mgb_require_op(ctx, fstat) || mgb_require_op(ctx, pwrite))
 		return -1;
 	sh.want = !strcmp(p->mask, "size") ? MGB_STAT_SIZE : MGB_STAT_TIMES;
 	r = be->ops->open(be, "stat.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &sh.file);

@@ -71,7 +71,7 @@ static int write_run(struct mgb_ctx *ctx)
 	char *buf;
 	int r;
 
-	if (mgb_backend_require(be, pwrite, ctx->err) || mgb_backend_require(be, fstat, ctx->err))
+	if (mgb_require_op(ctx, pwrite) || mgb_require_op(ctx, fstat))
 		return -1;
 	buf = malloc(p->size);
 	if (!buf)
