@@ -123,16 +123,42 @@ json_t *mgb_params_to_json(const struct mgb_workload *w, const void *params)
 	return obj;
 }
 
+/* Help text wrapped at 72 columns under its own column (23). */
+static void print_help_text(FILE *out, const char *text)
+{
+	const int indent = 23, width = 72 - indent;
+
+	while (*text) {
+		int n = (int)strlen(text);
+
+		if (n > width) {
+			n = width;
+			while (n > 0 && text[n] != ' ')
+				n--;
+			if (n == 0)
+				n = width;
+		}
+		fprintf(out, "%.*s\n", n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+		if (*text)
+			fprintf(out, "%*s", indent, "");
+	}
+}
+
 void mgb_options_print(FILE *out, const struct mgb_workload *w)
 {
 	for (const struct mgb_workload_option *o = w->options; o && o->name; o++) {
-		char lhs[40];
+		char lhs[40], help[512];
 
 		snprintf(lhs, sizeof(lhs), "--%s%s", o->name, o->type == MGB_OPT_BOOL ? "" :
 			 o->type == MGB_OPT_STRING ? " WORD" : " N");
-		fprintf(out, "    %-18s %s", lhs, o->help);
 		if (o->defval)
-			fprintf(out, " (default %s)", o->defval);
-		fputc('\n', out);
+			snprintf(help, sizeof(help), "%s (default %s)", o->help, o->defval);
+		else
+			snprintf(help, sizeof(help), "%s", o->help);
+		fprintf(out, "    %-18s ", lhs);
+		print_help_text(out, help);
 	}
 }
