@@ -8,6 +8,7 @@ extern const struct mgb_workload mgb_workload_revalidate;
 extern const struct mgb_workload mgb_workload_rename;
 extern const struct mgb_workload mgb_workload_setxattr;
 extern const struct mgb_workload mgb_workload_meta;
+extern const struct mgb_workload mgb_workload_statx06;
 
 const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_write,
@@ -16,5 +17,6 @@ const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_rename,
 	&mgb_workload_setxattr,
 	&mgb_workload_meta,
+	&mgb_workload_statx06,
 	NULL,
 };
