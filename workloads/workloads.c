@@ -9,6 +9,7 @@ extern const struct mgb_workload mgb_workload_rename;
 extern const struct mgb_workload mgb_workload_setxattr;
 extern const struct mgb_workload mgb_workload_meta;
 extern const struct mgb_workload mgb_workload_statx06;
+extern const struct mgb_workload mgb_workload_ordering;
 
 const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_write,
@@ -18,5 +19,6 @@ const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_setxattr,
 	&mgb_workload_meta,
 	&mgb_workload_statx06,
+	&mgb_workload_ordering,
 	NULL,
 };

@@ -1,0 +1,353 @@
+/*
+ * ordering: the sequence that got the 2023 multigrain series reverted in 6.6-rc3,
+ *   write(f1) stat(f2) write(f2) stat(f2) write(f1) stat(f1)
+ * repeated.  f1 is written last, so its mtime must not be earlier than f2's: an inversion is
+ * mtime(f1) < mtime(f2).  Equal stamps are legal but reported, because make-like tools want a
+ * file written later to be strictly newer.
+ *
+ * Variants:
+ *   same     both files on the target, one thread
+ *   crossfs  f2 on a second scratch filesystem (--second-fs): the floor is global, so ordering
+ *            must hold across filesystems too
+ *   threads  thread A does write(f1); thread B, on another CPU, does stat(f2) write(f2) stat(f2);
+ *            then A does write(f1) stat(f1).  A handshake orders the steps.
+ */
+#include "config.h"
+#include "progress.h"
+#include "stop.h"
+#include "util.h"
+#include "workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+
+struct ordering_params {
+	const char *variant;
+	const char *second_fs;
+};
+
+static const char *const variant_choices[] = { "same", "crossfs", "threads", NULL };
+static const char *const second_fs_choices[] = { "ext4", "xfs", "btrfs", "tmpfs", "ramfs", NULL };
+
+static const struct mgb_workload_option ordering_options[] = {
+	{ "variant", MGB_OPT_STRING, offsetof(struct ordering_params, variant), "same",
+	  "same, crossfs or threads", 0, 0, NULL, variant_choices },
+	{ "second-fs", MGB_OPT_STRING, offsetof(struct ordering_params, second_fs), "tmpfs",
+	  "where f2 lives with --variant crossfs", 0, 0, NULL, second_fs_choices },
+	{ 0 },
+};
+
+static const struct mgb_column ordering_columns[] = {
+	{ "rounds", "rounds", "int" },
+	{ "invers", "inversions", "int" },
+	{ "ties", "ties", "int" },
+	{ "tie ratio", "tie_ratio", "ratio" },
+	{ "worst inv", "max_inversion_ns", "ns" },
+	{ "ops/s", "ops_per_s", "rate" },
+	{ 0 },
+};
+
+#define OPS_PER_ROUND 6
+
+struct tally {
+	uint64_t rounds, inversions, ties;
+	int64_t max_inversion_ns;
+};
+
+/* f1 was written after f2: compare the two mtimes the round read. */
+static void tally_round(struct tally *t, int64_t f1_mtime, int64_t f2_mtime)
+{
+	t->rounds++;
+	if (f1_mtime == f2_mtime) {
+		t->ties++;
+	} else if (f1_mtime < f2_mtime) {
+		t->inversions++;
+		if (f2_mtime - f1_mtime > t->max_inversion_ns)
+			t->max_inversion_ns = f2_mtime - f1_mtime;
+	}
+}
+
+/* One file and the backend that reaches it. */
+struct side {
+	struct mgb_backend *be;
+	struct mgb_file file;
+};
+
+static int write_step(struct side *s)
+{
+	static const char byte = 'o';
+	ssize_t n = s->be->ops->pwrite(s->be, &s->file, &byte, 1, 0);
+
+	return n < 0 ? (int)n : 0;
+}
+
+static int stat_step(struct side *s, int64_t *mtime)
+{
+	struct mgb_stat st;
+	int r = s->be->ops->fstat(s->be, &s->file, MGB_STAT_TIMES, &st);
+
+	if (r == 0)
+		*mtime = mgb_ts_ns(st.mtime);
+	return r;
+}
+
+/* Steps 2-4, thread B's part: stat(f2) write(f2) stat(f2). */
+static int middle_steps(struct side *f2, int64_t *f2_mtime)
+{
+	int r = stat_step(f2, f2_mtime);
+
+	if (r == 0)
+		r = write_step(f2);
+	return r < 0 ? r : stat_step(f2, f2_mtime);
+}
+
+static bool keep_going(struct mgb_ctx *ctx, uint64_t done)
+{
+	if ((done & 1023) == 0) {
+		if (mgb_stop_requested())
+			return false;
+		mgb_progress_update(ctx->progress, done, ctx->rounds);
+	}
+	return true;
+}
+
+static int run_sequential(struct mgb_ctx *ctx, struct side *f1, struct side *f2, struct tally *t)
+{
+	int64_t m1 = 0, m2 = 0;
+	int r = 0;
+
+	while (t->rounds < ctx->rounds && keep_going(ctx, t->rounds)) {
+		if ((r = write_step(f1)) < 0 || (r = middle_steps(f2, &m2)) < 0 ||
+		    (r = write_step(f1)) < 0 || (r = stat_step(f1, &m1)) < 0)
+			break;
+		tally_round(t, m1, m2);
+	}
+	return r;
+}
+
+/*
+ * threads: `turn` counts handed-over steps.  In round k, A owns turn 2k and hands over with
+ * 2k+1; B owns 2k+1 and hands back with 2k+2, after storing f2's mtime.  Release/acquire on
+ * turn makes that store visible to A.  Either side sets `quit` to end the other's wait.
+ */
+struct handshake {
+	struct mgb_ctx *ctx;
+	struct side *f1, *f2;
+	atomic_uint_fast64_t turn;
+	atomic_bool quit;
+	atomic_int error; /* first -errno */
+	int64_t f2_mtime;
+	struct tally tally;
+	int cpu[2];      /* -1: not pinned */
+};
+
+static bool wait_turn(struct handshake *h, uint64_t turn)
+{
+	for (unsigned spins = 1; atomic_load_explicit(&h->turn, memory_order_acquire) != turn; spins++) {
+		if (atomic_load(&h->quit))
+			return false;
+		if (spins % 1024 == 0)
+			sched_yield(); /* two noisy CPUs: let the other side run */
+	}
+	return true;
+}
+
+static void fail(struct handshake *h, int r)
+{
+	int none = 0;
+
+	atomic_compare_exchange_strong(&h->error, &none, r);
+	atomic_store(&h->quit, true);
+}
+
+static void *thread_a(void *arg)
+{
+	struct handshake *h = arg;
+	int64_t m1 = 0;
+	int r = 0;
+
+	for (uint64_t k = 0; k < h->ctx->rounds && keep_going(h->ctx, k); k++) {
+		if ((r = write_step(h->f1)) < 0)
+			break;
+		atomic_store_explicit(&h->turn, 2 * k + 1, memory_order_release);
+		if (!wait_turn(h, 2 * k + 2))
+			return NULL;
+		if ((r = write_step(h->f1)) < 0 || (r = stat_step(h->f1, &m1)) < 0)
+			break;
+		tally_round(&h->tally, m1, h->f2_mtime);
+	}
+	if (r < 0)
+		fail(h, r);
+	atomic_store(&h->quit, true);
+	return NULL;
+}
+
+static void *thread_b(void *arg)
+{
+	struct handshake *h = arg;
+
+	for (uint64_t k = 0; wait_turn(h, 2 * k + 1); k++) {
+		int r = middle_steps(h->f2, &h->f2_mtime);
+
+		if (r < 0) {
+			fail(h, r);
+			break;
+		}
+		atomic_store_explicit(&h->turn, 2 * k + 2, memory_order_release);
+	}
+	return NULL;
+}
+
+/* The first two CPUs this process may run on, or -1s if there is only one. */
+static void pick_cpus(int cpu[2])
+{
+	cpu_set_t allowed;
+	int n = 0;
+
+	cpu[0] = cpu[1] = -1;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		return;
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpu[n++] = c;
+	if (n < 2)
+		cpu[0] = cpu[1] = -1;
+}
+
+static int start_pinned(pthread_t *tid, int cpu, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int r;
+
+	pthread_attr_init(&attr);
+	if (cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	r = pthread_create(tid, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return -r;
+}
+
+static int run_threads(struct mgb_ctx *ctx, struct side *f1, struct side *f2, struct tally *t, int cpu[2])
+{
+	struct handshake h = { .ctx = ctx, .f1 = f1, .f2 = f2 };
+	pthread_t a, b;
+	int r;
+
+	pick_cpus(cpu);
+	atomic_init(&h.turn, 0);
+	atomic_init(&h.quit, false);
+	atomic_init(&h.error, 0);
+	r = start_pinned(&b, cpu[1], thread_b, &h);
+	if (r < 0)
+		return r;
+	r = start_pinned(&a, cpu[0], thread_a, &h);
+	if (r < 0) {
+		atomic_store(&h.quit, true);
+		pthread_join(b, NULL);
+		return r;
+	}
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	*t = h.tally;
+	return atomic_load(&h.error);
+}
+
+/* crossfs: make the second filesystem and a backend of the same kind on it. */
+static int second_fs_up(struct mgb_ctx *ctx, const char *fs_name, struct mgb_target *t, struct mgb_backend *be)
+{
+	const struct mgb_fs_type *fs = mgb_fs_type_find(fs_name);
+	char err[MGB_ERR_LEN];
+
+	if (!ctx->session)
+		return mgb_err(ctx->err, "--variant crossfs needs --fs: a --dir run cannot make a second filesystem");
+	if (mgb_target_scratch(ctx->session, fs, t, err) < 0 || mgb_backend_open(be, ctx->be->ops, t->path, err) < 0)
+		return mgb_err(ctx->err, "--second-fs %s: %s", fs_name, err);
+	return 0;
+}
+
+static int ordering_run(struct mgb_ctx *ctx)
+{
+	const struct ordering_params *p = ctx->params;
+	bool crossfs = !strcmp(p->variant, "crossfs"), threads = !strcmp(p->variant, "threads");
+	struct mgb_target t2 = { 0 };
+	struct mgb_backend be2 = { 0 };
+	struct side f1 = { .be = ctx->be, .file = { .fd = -1 } }, f2 = { .be = ctx->be, .file = { .fd = -1 } };
+	bool f1_open = false, f2_open = false;
+	struct tally t = { 0 };
+	int cpu[2] = { -1, -1 };
+	int64_t t0, elapsed;
+	int r = -1;
+
+	if (mgb_require_op(ctx, pwrite) || mgb_require_op(ctx, fstat))
+		return -1;
+	if (crossfs) {
+		if (second_fs_up(ctx, p->second_fs, &t2, &be2) < 0)
+			goto out;
+		f2.be = &be2;
+	}
+	r = f1.be->ops->open(f1.be, "ordering.f1", O_RDWR | O_CREAT | O_TRUNC, 0644, &f1.file);
+	if (r < 0) {
+		mgb_err(ctx->err, "open ordering.f1: %s", strerror(-r));
+		goto out;
+	}
+	f1_open = true;
+	r = f2.be->ops->open(f2.be, "ordering.f2", O_RDWR | O_CREAT | O_TRUNC, 0644, &f2.file);
+	if (r < 0) {
+		mgb_err(ctx->err, "open ordering.f2: %s", strerror(-r));
+		goto out;
+	}
+	f2_open = true;
+
+	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+	r = threads ? run_threads(ctx, &f1, &f2, &t, cpu) : run_sequential(ctx, &f1, &f2, &t);
+	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+	if (r < 0) {
+		mgb_err(ctx->err, "after %llu rounds: %s", (unsigned long long)t.rounds, strerror(-r));
+		goto out;
+	}
+
+	json_object_set_new(ctx->metrics, "rounds", json_integer((json_int_t)t.rounds));
+	json_object_set_new(ctx->metrics, "inversions", json_integer((json_int_t)t.inversions));
+	json_object_set_new(ctx->metrics, "ties", json_integer((json_int_t)t.ties));
+	json_object_set_new(ctx->metrics, "tie_ratio", json_real(t.rounds ? (double)t.ties / (double)t.rounds : 0));
+	json_object_set_new(ctx->metrics, "max_inversion_ns", json_integer(t.max_inversion_ns));
+	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
+	json_object_set_new(ctx->metrics, "ops_per_s",
+			    json_real(elapsed > 0 ? (double)(t.rounds * OPS_PER_ROUND) * 1e9 / (double)elapsed : 0));
+	if (crossfs)
+		json_object_set_new(ctx->metrics, "second_fs", json_string(t2.fstype));
+	if (threads) {
+		/* One CPU only: the threads still alternate, but on one CPU, and the document says so. */
+		json_object_set_new(ctx->metrics, "pinned", json_boolean(cpu[0] >= 0));
+		json_object_set_new(ctx->metrics, "cpus", cpu[0] >= 0 ? json_pack("[i, i]", cpu[0], cpu[1]) : json_null());
+	}
+	r = 0;
+out:
+	if (f2_open)
+		f2.be->ops->close(f2.be, &f2.file);
+	if (f1_open)
+		f1.be->ops->close(f1.be, &f1.file);
+	if (be2.ops)
+		mgb_backend_close(&be2);
+	if (crossfs)
+		mgb_target_down(&t2);
+	return r;
+}
+
+const struct mgb_workload mgb_workload_ordering = {
+	.name = "ordering",
+	.summary = "write f1, f2, f1 again: f1's mtime must not be older than f2's",
+	.options = ordering_options,
+	.params_size = sizeof(struct ordering_params),
+	.columns = ordering_columns,
+	.run = ordering_run,
+};
