@@ -1,0 +1,109 @@
+/*
+ * Integration: `ordering` on scratch ext4, xfs, btrfs and tmpfs made by mgbench, in every
+ * variant (same fs, f2 on a second filesystem, two threads on two CPUs): f1, written last, is
+ * never older than f2, and --check agrees.  crossfs needs a session, so a --dir run is refused
+ * with a clear error; bad options are usage errors naming the option.  The host is left clean.
+ */
+#include "config.h"
+#include "helpers.h"
+
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ROUNDS "2000"
+
+static void run_variant(const char *variant, const char *fs_list, const char *second_fs)
+{
+	static const char *const fs[] = { "ext4", "xfs", "btrfs", "tmpfs" };
+	char path[512];
+	const char *const args[] = { "run", "ordering", "--variant", variant, "--second-fs", second_fs,
+				     "--fs", fs_list, "--rounds", ROUNDS, "--check", "-o", path, NULL };
+	struct t_output o;
+	json_t *doc;
+	unsigned cells = 0;
+
+	snprintf(path, sizeof(path), "%s", t_result_path(variant));
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "--variant %s: exit %d: %s", variant, o.status, o.err);
+	for (const char *line = o.out; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "")
+		T_CHECK(strcspn(line, "\n") <= 72, "table line over 72 columns: %.*s", (int)strcspn(line, "\n"), line);
+	doc = t_load(path);
+	for (size_t i = 0; doc && i < 4; i++) {
+		json_t *cell = t_cell(doc, "ordering", fs[i]);
+		double rounds, ties;
+
+		if (!strstr(fs_list, fs[i]))
+			continue;
+		cells++;
+		T_CHECK(cell != NULL, "%s %s cell present", variant, fs[i]);
+		if (!cell)
+			continue;
+		T_CHECK(!strcmp(json_string_value(json_object_get(cell, "status")), "ok"), "%s %s ok", variant, fs[i]);
+		rounds = t_metric(cell, "rounds");
+		ties = t_metric(cell, "ties");
+		T_CHECK(rounds == atof(ROUNDS), "%s %s: rounds %g", variant, fs[i], rounds);
+		T_CHECK(t_metric(cell, "inversions") == 0, "%s %s: %g inversions, worst %g ns", variant, fs[i],
+			t_metric(cell, "inversions"), t_metric(cell, "max_inversion_ns"));
+		T_CHECK(ties >= 0 && ties <= rounds, "%s %s: ties %g", variant, fs[i], ties);
+		T_CHECK(fabs(t_metric(cell, "tie_ratio") - ties / rounds) < 1e-9, "%s %s: tie_ratio", variant, fs[i]);
+		T_CHECK(t_metric(cell, "ops_per_s") > 0, "%s %s: ops/s", variant, fs[i]);
+		if (!strcmp(variant, "crossfs")) {
+			const char *got = json_string_value(json_object_get(json_object_get(cell, "metrics"), "second_fs"));
+
+			T_CHECK(got && !strcmp(got, second_fs), "%s: f2 really on %s, got %s", fs[i], second_fs,
+				got ? got : "nothing");
+		}
+		if (!strcmp(variant, "threads") && sysconf(_SC_NPROCESSORS_ONLN) >= 2)
+			T_CHECK(json_is_true(json_object_get(json_object_get(cell, "metrics"), "pinned")),
+				"%s: threads pinned to two CPUs", fs[i]);
+	}
+	T_CHECK(cells > 0, "%s: cells checked", variant);
+	json_decref(doc);
+	t_output_free(&o);
+}
+
+static void expect_failure(const char *const args[], int status, const char *names)
+{
+	struct t_output o;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == status, "%s %s: exit %d, want %d", args[2], args[3], o.status, status);
+	T_CHECK(strstr(o.err, names) != NULL, "%s %s: message does not name '%s': %s", args[2], args[3], names,
+		o.err);
+	t_output_free(&o);
+}
+
+int main(void)
+{
+	struct t_host before;
+	char dir[512], out[512];
+
+	t_require_root();
+	t_host_snapshot(&before);
+	run_variant("same", "ext4,xfs,btrfs,tmpfs", "tmpfs");
+	run_variant("crossfs", "ext4,xfs,btrfs,tmpfs", "tmpfs");
+	run_variant("crossfs", "tmpfs", "xfs"); /* and the other way round: f2 on a loop fs */
+	run_variant("threads", "ext4,xfs,btrfs,tmpfs", "tmpfs");
+
+	snprintf(out, sizeof(out), "%s", t_result_path("dir.json"));
+	snprintf(dir, sizeof(dir), "%s", getenv("TMPDIR"));
+	{
+		const char *const args[] = { "run", "ordering", "--variant", "crossfs", "--dir", dir, "-o", out, NULL };
+
+		expect_failure(args, 1, "--variant crossfs");
+	}
+	{
+		const char *const args[] = { "run", "ordering", "--variant", "sideways", "--fs", "tmpfs", NULL };
+
+		expect_failure(args, 2, "--variant");
+	}
+	{
+		const char *const args[] = { "run", "ordering", "--second-fs", "zfs", "--fs", "tmpfs", NULL };
+
+		expect_failure(args, 2, "--second-fs");
+	}
+	t_host_check_clean(&before, "after ordering");
+	t_cleanup();
+	return t_result();
+}
