@@ -96,7 +96,6 @@ int main(void)
 	bad_option("--ticks", "one");
 	bad_option("--change", "rename");
 	bad_option("--prequery", "maybe");
-	bad_option("--max-rounds", "-1");
 	t_host_check_clean(&before, "after statx06");
 	t_cleanup();
 	return t_result();

@@ -345,7 +345,7 @@ out:
 
 const struct mgb_workload mgb_workload_ordering = {
 	.name = "ordering",
-	.summary = "write f1, f2, f1 again: f1's mtime must not be older than f2's",
+	.summary = "write f1, f2, f1: f1's mtime must not be older than f2's",
 	.options = ordering_options,
 	.params_size = sizeof(struct ordering_params),
 	.columns = ordering_columns,

@@ -18,8 +18,8 @@
  * A new file cannot have been queried, so create has only the unqueried group; its "undo" is
  * removing the previous round's file.
  *
- * Rounds are slow (two tick waits: about 8 ms at --ticks 1), so --max-rounds caps the common
- * --rounds (default 10000) at 300 per group unless told otherwise.
+ * Rounds are slow (two tick waits: about 8 ms at --ticks 1), so the default is 300 rounds, each
+ * group running --rounds of them.
  */
 #include "config.h"
 #include "progress.h"
@@ -36,7 +36,6 @@ struct statx06_params {
 	uint64_t ticks;
 	const char *change;
 	const char *prequery;
-	uint64_t max_rounds;
 };
 
 static const char *const change_choices[] = { "all", "create", "write", "chmod", NULL };
@@ -48,9 +47,7 @@ static const struct mgb_workload_option statx06_options[] = {
 	{ "change", MGB_OPT_STRING, offsetof(struct statx06_params, change), "all",
 	  "create, write, chmod or all", 0, 0, NULL, change_choices },
 	{ "prequery", MGB_OPT_STRING, offsetof(struct statx06_params, prequery), "both",
-	  "stat the file first: yes, no or both", 0, 0, NULL, prequery_choices },
-	{ "max-rounds", MGB_OPT_U64, offsetof(struct statx06_params, max_rounds), "300",
-	  "cap on --rounds per group; 0 = none", 0, 0, NULL, NULL },
+	  "stat first: yes, no or both", 0, 0, NULL, prequery_choices },
 	{ 0 },
 };
 
@@ -288,7 +285,6 @@ static int statx06_run(struct mgb_ctx *ctx)
 	struct mgb_backend *be = ctx->be;
 	struct group groups[2 * CHANGE_COUNT];
 	struct bracket all = { 0 };
-	uint64_t rounds = p->max_rounds && ctx->rounds > p->max_rounds ? p->max_rounds : ctx->rounds;
 	uint64_t done = 0;
 	unsigned n = plan_groups(p, groups), i;
 	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC);
@@ -305,7 +301,7 @@ static int statx06_run(struct mgb_ctx *ctx)
 		struct mgb_mg_counters mg_before, mg_after;
 
 		mgb_mg_counters_read(&mg_before);
-		r = run_group(ctx, g, rounds, (unsigned)p->ticks, &done, rounds * n);
+		r = run_group(ctx, g, ctx->rounds, (unsigned)p->ticks, &done, ctx->rounds * n);
 		mgb_mg_counters_read(&mg_after);
 		g->fine_stamps_global = mg_before.valid && mg_after.valid ?
 			(int64_t)(mg_after.fine_stamps - mg_before.fine_stamps) : -1;
@@ -339,9 +335,10 @@ static int statx06_run(struct mgb_ctx *ctx)
 
 const struct mgb_workload mgb_workload_statx06 = {
 	.name = "statx06",
-	.summary = "LTP statx06's coarse-clock bracket around create, write, chmod",
+	.summary = "LTP statx06's coarse-clock bracket: create, write, chmod",
 	.options = statx06_options,
 	.params_size = sizeof(struct statx06_params),
+	.default_rounds = 300,
 	.columns = statx06_columns,
 	.run = statx06_run,
 };
