@@ -4,21 +4,21 @@
 
 extern const struct mgb_workload mgb_workload_write;
 extern const struct mgb_workload mgb_workload_stat;
-extern const struct mgb_workload mgb_workload_revalidate;
 extern const struct mgb_workload mgb_workload_rename;
 extern const struct mgb_workload mgb_workload_setxattr;
 extern const struct mgb_workload mgb_workload_meta;
 extern const struct mgb_workload mgb_workload_statx06;
 extern const struct mgb_workload mgb_workload_ordering;
+extern const struct mgb_workload mgb_workload_revalidate;
 
 const struct mgb_workload *const mgb_workloads[] = {
-	&mgb_workload_write,
-	&mgb_workload_stat,
-	&mgb_workload_revalidate,
-	&mgb_workload_rename,
+	&mgb_workload_write,      /* distinct ctimes after queries */
+	&mgb_workload_stat,       /* the cost of queries */
+	&mgb_workload_rename,     /* the other ctime-changing operations... */
 	&mgb_workload_setxattr,
 	&mgb_workload_meta,
-	&mgb_workload_statx06,
-	&mgb_workload_ordering,
+	&mgb_workload_statx06,    /* the coarse-clock bracket */
+	&mgb_workload_ordering,   /* ordering across inodes: the 6.6 revert */
+	&mgb_workload_revalidate, /* what a caching client misses */
 	NULL,
 };
