@@ -9,6 +9,7 @@
 #define MGB_BACKEND_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct mgb_ts {
@@ -21,14 +22,16 @@ static inline int64_t mgb_ts_ns(struct mgb_ts t)
 	return t.sec * 1000000000LL + t.nsec;
 }
 
-/* What a stat asks for and what it got back. */
+/* What a stat asks for and what it got back: statx's own bits, so the sync backend passes them
+ * through untranslated, plus one of ours. */
 enum {
-	MGB_STAT_CTIME = 1u << 0,
-	MGB_STAT_MTIME = 1u << 1,
-	MGB_STAT_ATIME = 1u << 2,
-	MGB_STAT_BTIME = 1u << 3,
-	MGB_STAT_SIZE = 1u << 4,
-	MGB_STAT_CHANGE = 1u << 5, /* NFSv4 change attribute */
+	MGB_STAT_CTIME = STATX_CTIME,
+	MGB_STAT_MTIME = STATX_MTIME,
+	MGB_STAT_ATIME = STATX_ATIME,
+	MGB_STAT_BTIME = STATX_BTIME,
+	MGB_STAT_SIZE = STATX_SIZE,
+	MGB_STAT_CHANGE = 1u << 30, /* NFSv4 change attribute; not a statx bit */
+	MGB_STAT_STATX = MGB_STAT_CTIME | MGB_STAT_MTIME | MGB_STAT_ATIME | MGB_STAT_BTIME | MGB_STAT_SIZE,
 	MGB_STAT_TIMES = MGB_STAT_CTIME | MGB_STAT_MTIME,
 };
 
@@ -59,6 +62,10 @@ struct mgb_backend_ops {
 	ssize_t (*pwrite)(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off);
 	ssize_t (*pread)(struct mgb_backend *be, struct mgb_file *f, void *buf, size_t len, off_t off);
 	int (*fstat)(struct mgb_backend *be, struct mgb_file *f, unsigned want, struct mgb_stat *st);
+	/* A change and its query as one operation: the round most workloads do.  A backend may do
+	 * it in one step (io_uring links the two in one submission); returns like pwrite. */
+	ssize_t (*pwrite_fstat)(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off,
+				unsigned want, struct mgb_stat *st);
 	int (*stat)(struct mgb_backend *be, const char *path, unsigned want, struct mgb_stat *st);
 	int (*fsync)(struct mgb_backend *be, struct mgb_file *f);
 	int (*ftruncate)(struct mgb_backend *be, struct mgb_file *f, off_t len);

@@ -8,17 +8,6 @@ void mgb_hist_init(struct mgb_hist *h)
 	memset(h, 0, sizeof(*h));
 }
 
-unsigned mgb_hist_index(uint64_t v)
-{
-	unsigned e;
-
-	if (v < MGB_HIST_EXACT)
-		return (unsigned)v;
-	e = 63 - (unsigned)__builtin_clzll(v); /* v in [2^e, 2^(e+1)), e >= 6 */
-	return MGB_HIST_EXACT + (e - MGB_HIST_SUB_BITS - 1) * MGB_HIST_SUB +
-	       (unsigned)((v >> (e - MGB_HIST_SUB_BITS)) & (MGB_HIST_SUB - 1));
-}
-
 uint64_t mgb_hist_bucket_low(unsigned idx)
 {
 	unsigned e, sub;
@@ -28,18 +17,6 @@ uint64_t mgb_hist_bucket_low(unsigned idx)
 	e = (idx - MGB_HIST_EXACT) / MGB_HIST_SUB + MGB_HIST_SUB_BITS + 1;
 	sub = (idx - MGB_HIST_EXACT) % MGB_HIST_SUB;
 	return ((uint64_t)(MGB_HIST_SUB + sub)) << (e - MGB_HIST_SUB_BITS);
-}
-
-void mgb_hist_add(struct mgb_hist *h, int64_t v)
-{
-	if (v < 0)
-		v = 0;
-	if (h->n == 0 || v < h->min)
-		h->min = v;
-	if (h->n == 0 || v > h->max)
-		h->max = v;
-	h->n++;
-	h->bucket[mgb_hist_index((uint64_t)v)]++;
 }
 
 int64_t mgb_hist_quantile(const struct mgb_hist *h, double q)

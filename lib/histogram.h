@@ -20,12 +20,35 @@ struct mgb_hist {
 };
 
 void mgb_hist_init(struct mgb_hist *h);
-void mgb_hist_add(struct mgb_hist *h, int64_t v); /* negative values are clamped to 0 */
 /* The q-quantile (0 <= q <= 1), as the low edge of its bucket clamped to [min, max]; 0 if empty. */
 int64_t mgb_hist_quantile(const struct mgb_hist *h, double q);
 
-/* Bucket index of a value and the lowest value of a bucket (exposed for the unit test). */
-unsigned mgb_hist_index(uint64_t v);
+/* The lowest value of a bucket (exposed for the unit test). */
 uint64_t mgb_hist_bucket_low(unsigned idx);
+
+/* Bucket index of a value.  Inline, like mgb_hist_add: both run in every measured round. */
+static inline unsigned mgb_hist_index(uint64_t v)
+{
+	unsigned e;
+
+	if (v < MGB_HIST_EXACT)
+		return (unsigned)v;
+	e = 63 - (unsigned)__builtin_clzll(v); /* v in [2^e, 2^(e+1)), e >= 6 */
+	return MGB_HIST_EXACT + (e - MGB_HIST_SUB_BITS - 1) * MGB_HIST_SUB +
+	       (unsigned)((v >> (e - MGB_HIST_SUB_BITS)) & (MGB_HIST_SUB - 1));
+}
+
+/* Add one value; negative values are clamped to 0. */
+static inline void mgb_hist_add(struct mgb_hist *h, int64_t v)
+{
+	if (v < 0)
+		v = 0;
+	if (h->n == 0 || v < h->min)
+		h->min = v;
+	if (h->n == 0 || v > h->max)
+		h->max = v;
+	h->n++;
+	h->bucket[mgb_hist_index((uint64_t)v)]++;
+}
 
 #endif

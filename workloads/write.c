@@ -16,6 +16,7 @@
 #include "workload.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,21 @@ static int64_t read_change_counter(struct mgb_tracecount *tc, uint64_t writes)
 	return n == 0 && writes > 0 ? -1 : n;
 }
 
+/* Write then query, in one backend call where the backend offers it. */
+static ssize_t pwrite_fstat(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, struct mgb_stat *st)
+{
+	ssize_t r;
+	int sr;
+
+	if (be->ops->pwrite_fstat)
+		return be->ops->pwrite_fstat(be, f, buf, len, 0, MGB_STAT_TIMES, st);
+	r = be->ops->pwrite(be, f, buf, len, 0);
+	if (r < 0)
+		return r;
+	sr = be->ops->fstat(be, f, MGB_STAT_TIMES, st);
+	return sr < 0 ? sr : r;
+}
+
 static int write_run(struct mgb_ctx *ctx)
 {
 	const struct write_params *p = ctx->params;
@@ -98,22 +114,25 @@ static int write_run(struct mgb_ctx *ctx)
 
 	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
 	while (done < ctx->rounds) {
-		r = (int)be->ops->pwrite(be, &f, buf, p->size, 0);
-		if (r < 0)
-			goto fail;
-		done++;
-		if (until_query && --until_query == 0) {
+		bool query = until_query && --until_query == 0;
+
+		if (query) {
 			int64_t now;
 
-			until_query = p->query_every;
-			r = be->ops->fstat(be, &f, MGB_STAT_TIMES, &st);
+			r = (int)pwrite_fstat(be, &f, buf, p->size, &st);
 			if (r < 0)
 				goto fail;
 			now = mgb_clock_ns(CLOCK_REALTIME);
+			until_query = p->query_every;
 			queries++;
 			mgb_obs_add(&ctime_obs, mgb_ts_ns(st.ctime), now);
 			mgb_obs_add(&mtime_obs, mgb_ts_ns(st.mtime), now);
+		} else {
+			r = (int)be->ops->pwrite(be, &f, buf, p->size, 0);
+			if (r < 0)
+				goto fail;
 		}
+		done++;
 		if ((done & 4095) == 0) {
 			if (mgb_stop_requested())
 				break;
