@@ -11,6 +11,7 @@
 #include "util.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define PAIRS 7
-#define ROUNDS 200000
+#define PAIRS 11
+#define ROUNDS 150000
 #define RSS_ROUNDS "10000000"
 #define SKIP_RSS getenv("BENCH_SKIP_RSS")
 #define WRITE_SIZE 4096
@@ -81,6 +82,17 @@ static double mgbench_write(const char *bin, const char *rounds, const char *out
 	return ops;
 }
 
+static void pin_to_current_cpu(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu < 0 ? 0 : cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) == 0)
+		printf("both loops pinned to CPU %d\n", cpu < 0 ? 0 : cpu);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -94,10 +106,15 @@ int main(void)
 	struct mgb_session s;
 	struct mgb_target t;
 	char err[MGB_ERR_LEN], out[4096], rounds[32];
-	double bare[PAIRS], mgb[PAIRS], ratio;
+	double bare[PAIRS], mgb[PAIRS], ratio[PAIRS];
 	long rss = 0;
 	int rc = 0;
 
+	/*
+	 * Both loops on one CPU: on a shared VM the vCPUs run at different speeds from moment to
+	 * moment, and a fresh child would otherwise land on whichever is idle.
+	 */
+	pin_to_current_cpu();
 	snprintf(rounds, sizeof(rounds), "%d", ROUNDS);
 	snprintf(out, sizeof(out), "/tmp/mgbench-bench-%d.json", (int)getpid());
 	if (mgb_session_begin(&s, true, err) < 0 ||
@@ -116,15 +133,18 @@ int main(void)
 			mgb[i] = mgbench_write(bin, rounds, out, &rss);
 			bare[i] = bare_loop(t.path, ROUNDS);
 		}
-		printf("%4d %14.0f %14.0f %7.3f\n", i + 1, bare[i], mgb[i], mgb[i] / bare[i]);
+		ratio[i] = mgb[i] / bare[i];
+		printf("%4d %14.0f %14.0f %7.3f\n", i + 1, bare[i], mgb[i], ratio[i]);
 	}
 	mgb_target_down(&t);
 	mgb_session_end(&s);
+	/* The median of the pairs' ratios: each pair ran side by side, so the machine's drift cancels. */
 	qsort(bare, PAIRS, sizeof(double), cmp_double);
 	qsort(mgb, PAIRS, sizeof(double), cmp_double);
-	ratio = mgb[PAIRS / 2] / bare[PAIRS / 2];
-	printf("median %9.0f %14.0f %7.3f  (target >= 0.95)\n", bare[PAIRS / 2], mgb[PAIRS / 2], ratio);
-	if (ratio < 0.95)
+	qsort(ratio, PAIRS, sizeof(double), cmp_double);
+	printf("median %9.0f %14.0f %7.3f  (target >= 0.95; pair ratios %.3f..%.3f)\n", bare[PAIRS / 2],
+	       mgb[PAIRS / 2], ratio[PAIRS / 2], ratio[0], ratio[PAIRS - 1]);
+	if (ratio[PAIRS / 2] < 0.95)
 		rc = 1;
 
 	mgbench_write(bin, RSS_ROUNDS, out, &rss);

@@ -6,7 +6,14 @@
 void mgb_obs_init(struct mgb_stamp_obs *o)
 {
 	memset(o, 0, sizeof(*o));
+	o->keep_steps = true;
 	mgb_hist_init(&o->steps);
+}
+
+void mgb_obs_init_counts_only(struct mgb_stamp_obs *o)
+{
+	mgb_obs_init(o);
+	o->keep_steps = false;
 }
 
 void mgb_obs_baseline(struct mgb_stamp_obs *o, int64_t stamp_ns)
