@@ -99,6 +99,12 @@ json_t *mgb_params_to_json(const struct mgb_workload *w, const void *params);
 /* "  --size N  bytes per write (default 4096)" lines for --help and list. */
 void mgb_options_print(FILE *out, const struct mgb_workload *w);
 
+/* Put a workload's common numbers into ctx->metrics: "elapsed_ns" and "ops_per_s" for ops done
+ * in elapsed_ns, and a stamp observer's JSON (with distinct per coarse tick) under key. */
+void mgb_put_rate(struct mgb_ctx *ctx, uint64_t ops, int64_t elapsed_ns);
+struct mgb_stamp_obs;
+void mgb_put_stamps(struct mgb_ctx *ctx, const char *key, const struct mgb_stamp_obs *o, int64_t elapsed_ns);
+
 #define MGB_PARAM(params, type, o) (*(type *)((char *)(params) + (o)->offset))
 
 #endif

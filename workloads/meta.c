@@ -193,9 +193,8 @@ static int meta_run(struct mgb_ctx *ctx)
 
 	json_object_set_new(ctx->metrics, "op", json_string(op->name));
 	json_object_set_new(ctx->metrics, "rounds", json_integer((json_int_t)done));
-	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
-	json_object_set_new(ctx->metrics, "ops_per_s", json_real(elapsed > 0 ? done * 1e9 / (double)elapsed : 0));
-	json_object_set_new(ctx->metrics, "ctime", mgb_obs_to_json(&ctime_obs, elapsed, ctx->clock->coarse_tick_ns));
+	mgb_put_rate(ctx, done, elapsed);
+	mgb_put_stamps(ctx, "ctime", &ctime_obs, elapsed);
 	return 0;
 fail:
 	be->ops->close(be, &f);

@@ -320,9 +320,7 @@ static int ordering_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "ties", json_integer((json_int_t)t.ties));
 	json_object_set_new(ctx->metrics, "tie_ratio", json_real(t.rounds ? (double)t.ties / (double)t.rounds : 0));
 	json_object_set_new(ctx->metrics, "max_inversion_ns", json_integer(t.max_inversion_ns));
-	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
-	json_object_set_new(ctx->metrics, "ops_per_s",
-			    json_real(elapsed > 0 ? (double)(t.rounds * OPS_PER_ROUND) * 1e9 / (double)elapsed : 0));
+	mgb_put_rate(ctx, t.rounds * OPS_PER_ROUND, elapsed);
 	if (crossfs)
 		json_object_set_new(ctx->metrics, "second_fs", json_string(t2.fstype));
 	if (threads) {

@@ -118,11 +118,6 @@ static void remove_layout(struct mgb_backend *be, const struct rename_layout *L,
 	be->ops->rmdir(be, TOP_DIR);
 }
 
-static void set_obs(json_t *metrics, const char *key, const struct mgb_stamp_obs *o, int64_t elapsed, int64_t tick)
-{
-	json_object_set_new(metrics, key, mgb_obs_to_json(o, elapsed, tick));
-}
-
 static int rename_run(struct mgb_ctx *ctx)
 {
 	const struct rename_params *p = ctx->params;
@@ -132,7 +127,7 @@ static int rename_run(struct mgb_ctx *ctx)
 	const char *failed = TOP_DIR, *what = "mkdir";
 	uint64_t done = 0;
 	unsigned at = 0; /* which name the file has now */
-	int64_t t0, elapsed, tick = ctx->clock->coarse_tick_ns;
+	int64_t t0, elapsed;
 	int r;
 
 	if (mgb_require_op(ctx, rename) || mgb_require_op(ctx, stat) ||
@@ -181,14 +176,13 @@ static int rename_run(struct mgb_ctx *ctx)
 	remove_layout(be, L, at);
 
 	json_object_set_new(ctx->metrics, "rounds", json_integer((json_int_t)done));
-	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
-	json_object_set_new(ctx->metrics, "ops_per_s", json_real(elapsed > 0 ? done * 1e9 / (double)elapsed : 0));
-	set_obs(ctx->metrics, "ctime", &obs.file_ctime, elapsed, tick);
-	set_obs(ctx->metrics, "dir1_ctime", &obs.dir_ctime[0], elapsed, tick);
-	set_obs(ctx->metrics, "dir1_mtime", &obs.dir_mtime[0], elapsed, tick);
+	mgb_put_rate(ctx, done, elapsed);
+	mgb_put_stamps(ctx, "ctime", &obs.file_ctime, elapsed);
+	mgb_put_stamps(ctx, "dir1_ctime", &obs.dir_ctime[0], elapsed);
+	mgb_put_stamps(ctx, "dir1_mtime", &obs.dir_mtime[0], elapsed);
 	if (L->ndirs == 2) {
-		set_obs(ctx->metrics, "dir2_ctime", &obs.dir_ctime[1], elapsed, tick);
-		set_obs(ctx->metrics, "dir2_mtime", &obs.dir_mtime[1], elapsed, tick);
+		mgb_put_stamps(ctx, "dir2_ctime", &obs.dir_ctime[1], elapsed);
+		mgb_put_stamps(ctx, "dir2_mtime", &obs.dir_mtime[1], elapsed);
 	}
 	return 0;
 fail:

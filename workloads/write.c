@@ -147,10 +147,9 @@ static int write_run(struct mgb_ctx *ctx)
 
 	json_object_set_new(ctx->metrics, "writes", json_integer((json_int_t)done));
 	json_object_set_new(ctx->metrics, "queries", json_integer((json_int_t)queries));
-	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
-	json_object_set_new(ctx->metrics, "ops_per_s", json_real(elapsed > 0 ? done * 1e9 / (double)elapsed : 0));
-	json_object_set_new(ctx->metrics, "ctime", mgb_obs_to_json(&ctime_obs, elapsed, ctx->clock->coarse_tick_ns));
-	json_object_set_new(ctx->metrics, "mtime", mgb_obs_to_json(&mtime_obs, elapsed, ctx->clock->coarse_tick_ns));
+	mgb_put_rate(ctx, done, elapsed);
+	mgb_put_stamps(ctx, "ctime", &ctime_obs, elapsed);
+	mgb_put_stamps(ctx, "mtime", &mtime_obs, elapsed);
 	/* Exact per-inode counts; null where the kernel cannot say (ramfs, no tracefs). */
 	json_object_set_new(ctx->metrics, "ctime_changes", traced >= 0 ? json_integer(traced) : json_null());
 	json_object_set_new(ctx->metrics, "ctime_changes_source",
