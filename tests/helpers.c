@@ -258,6 +258,36 @@ double t_check_coarse_bound(json_t *doc, json_t *cell, const char *label, double
 	return floor_moves;
 }
 
+unsigned t_count_files(const char *dir, const char *keep)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.' && strcmp(e->d_name, "scratch") && (!keep || strcmp(e->d_name, keep));
+	if (d)
+		closedir(d);
+	return n;
+}
+
+bool t_in_workload(pid_t pid, const char *workload)
+{
+	char path[64], comm[32] = "", want[32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	snprintf(want, sizeof(want), "mgb-%s", workload);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	/* comm holds at most 15 characters */
+	return !strncmp(comm, want, strlen(want) < 15 ? strlen(want) : 15);
+}
+
 void t_cleanup(void)
 {
 	if (t_tmpdir[0])

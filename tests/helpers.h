@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 #define T_PASS 0
 #define T_FAIL 1
@@ -73,6 +74,12 @@ void t_host_check_clean(const struct t_host *before, const char *when);
  * then checks only that distinct is below half the rounds).
  */
 double t_check_coarse_bound(json_t *doc, json_t *cell, const char *label, double distinct, double rounds);
+
+/* Entries in dir, not counting dot files, the test's "scratch" dir and the name `keep` (or NULL). */
+unsigned t_count_files(const char *dir, const char *keep);
+
+/* Has the mgbench run with this pid reached the workload?  (It names its task mgb-<workload>.) */
+bool t_in_workload(pid_t pid, const char *workload);
 
 void t_cleanup(void);
 

@@ -2,7 +2,6 @@
 #include "config.h"
 #include "helpers.h"
 
-#include <dirent.h>
 #include <string.h>
 
 struct bad_case {
@@ -10,19 +9,6 @@ struct bad_case {
 	int status;        /* expected exit */
 	const char *names; /* the message must contain this */
 };
-
-static unsigned count_files(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	unsigned n = 0;
-
-	while (d && (e = readdir(d)))
-		n += e->d_name[0] != '.' && strcmp(e->d_name, "scratch");
-	if (d)
-		closedir(d);
-	return n;
-}
 
 int main(void)
 {
@@ -65,8 +51,8 @@ int main(void)
 		T_CHECK(strlen(o.out) == 0 || cases[i].status == 0, "nothing on stdout: %s", o.out);
 		t_output_free(&o);
 	}
-	T_CHECK(count_files(outdir) == 0, "no result or temp file left in %s", outdir);
-	T_CHECK(count_files(getenv("TMPDIR")) == 0, "nothing left in the scratch dir %s", getenv("TMPDIR"));
+	T_CHECK(t_count_files(outdir, NULL) == 0, "no result or temp file left in %s", outdir);
+	T_CHECK(t_count_files(getenv("TMPDIR"), NULL) == 0, "nothing left in the scratch dir %s", getenv("TMPDIR"));
 	t_host_check_clean(&before, "after bad input");
 	t_cleanup();
 	return t_result();

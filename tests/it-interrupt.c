@@ -7,42 +7,11 @@
 #include "config.h"
 #include "helpers.h"
 
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* The run names its task mgb-<workload> once the workload starts. */
-static bool in_workload(pid_t pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return !strncmp(comm, "mgb-write", 9);
-}
-
-/* Entries in dir other than the test's own (scratch, interrupted.json). */
-static unsigned files_in(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	unsigned n = 0;
-
-	while (d && (e = readdir(d)))
-		n += e->d_name[0] != '.' && strcmp(e->d_name, "scratch") && strcmp(e->d_name, "interrupted.json");
-	if (d)
-		closedir(d);
-	return n;
-}
 
 static pid_t start_run(const char *path)
 {
@@ -57,9 +26,9 @@ static pid_t start_run(const char *path)
 		      (char *)NULL);
 		_exit(127);
 	}
-	while (!in_workload(pid) && waited++ < 300)
+	while (!t_in_workload(pid, "write") && waited++ < 300)
 		usleep(20 * 1000);
-	T_CHECK(in_workload(pid), "the run reached the workload");
+	T_CHECK(t_in_workload(pid, "write"), "the run reached the workload");
 	usleep(200 * 1000);
 	return pid;
 }
@@ -80,8 +49,8 @@ static void sigkill_leaves_nothing(void)
 	waitpid(pid, &status, 0);
 	T_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "killed");
 	T_CHECK(access(path, F_OK) != 0, "no result file after SIGKILL");
-	T_CHECK(files_in(dir) == 0, "no temp file beside it: %u", files_in(dir));
-	T_CHECK(files_in(getenv("TMPDIR")) == 0, "nothing in TMPDIR: %u", files_in(getenv("TMPDIR")));
+	T_CHECK(t_count_files(dir, "interrupted.json") == 0, "no temp file beside it: %u", t_count_files(dir, "interrupted.json"));
+	T_CHECK(t_count_files(getenv("TMPDIR"), NULL) == 0, "nothing in TMPDIR: %u", t_count_files(getenv("TMPDIR"), NULL));
 	t_host_check_clean(&before, "after SIGKILL");
 }
 

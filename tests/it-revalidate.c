@@ -115,22 +115,6 @@ static void free_running(void)
 	json_decref(doc);
 }
 
-/* The name the run gives its task once the workload starts. */
-static bool in_workload(pid_t pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return !strncmp(comm, "mgb-revalidate", 14);
-}
-
 /* SIGINT while writer and poller wait on each other: both stop, the partial result is kept. */
 static void interrupt_sequenced(void)
 {
@@ -146,9 +130,9 @@ static void interrupt_sequenced(void)
 		      path, "-q", (char *)NULL);
 		_exit(127);
 	}
-	while (!in_workload(pid) && waited++ < 300)
+	while (!t_in_workload(pid, "revalidate") && waited++ < 300)
 		usleep(20 * 1000);
-	T_CHECK(in_workload(pid), "the run reached the workload");
+	T_CHECK(t_in_workload(pid, "revalidate"), "the run reached the workload");
 	usleep(200 * 1000);
 	kill(pid, SIGINT);
 	for (waited = 0; waitpid(pid, &status, WNOHANG) == 0; waited++) {

@@ -5,23 +5,8 @@
 #include "result.h"
 #include "util.h"
 
-#include <dirent.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Files in dir, not counting the test's scratch directory. */
-static unsigned files_in(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	unsigned n = 0;
-
-	while (d && (e = readdir(d)))
-		n += e->d_name[0] != '.' && strcmp(e->d_name, "scratch");
-	if (d)
-		closedir(d);
-	return n;
-}
 
 int main(void)
 {
@@ -45,9 +30,9 @@ int main(void)
 
 	T_CHECK(mgb_output_open(&out, path, err) == 0, "open: %s", err);
 	T_CHECK(access(path, F_OK) != 0, "nothing at the destination before commit");
-	T_CHECK(files_in(dir) == 0, "the reserved file has no name yet: %u files", files_in(dir));
+	T_CHECK(t_count_files(dir, NULL) == 0, "the reserved file has no name yet: %u files", t_count_files(dir, NULL));
 	T_CHECK(mgb_output_commit(&out, doc, err) == 0, "commit: %s", err);
-	T_CHECK(files_in(dir) == 1, "only the document after commit: %u files", files_in(dir));
+	T_CHECK(t_count_files(dir, NULL) == 1, "only the document after commit: %u files", t_count_files(dir, NULL));
 
 	back = mgb_result_load(path, err);
 	T_CHECK(back != NULL, "load: %s", err);
@@ -63,12 +48,12 @@ int main(void)
 	/* Abort leaves nothing behind. */
 	T_CHECK(mgb_output_open(&out, t_result_path("aborted.json"), err) == 0, "open 2");
 	mgb_output_abort(&out);
-	T_CHECK(files_in(dir) == 1, "abort leaves nothing: %u files", files_in(dir));
+	T_CHECK(t_count_files(dir, NULL) == 1, "abort leaves nothing: %u files", t_count_files(dir, NULL));
 
 	/* Committing over an existing document replaces it whole. */
 	T_CHECK(mgb_output_open(&out, path, err) == 0, "open 3");
 	T_CHECK(mgb_output_commit(&out, doc, err) == 0, "second commit: %s", err);
-	T_CHECK(files_in(dir) == 1, "replaced in place: %u files", files_in(dir));
+	T_CHECK(t_count_files(dir, NULL) == 1, "replaced in place: %u files", t_count_files(dir, NULL));
 
 	/* Not a document: valid JSON without the schema, and invalid JSON. */
 	f = fopen(t_result_path("other.json"), "w");
