@@ -53,7 +53,8 @@ int mgb_session_begin(struct mgb_session *s, bool scratch, char *err)
 	 * live there and the host's directory is never written, so even a SIGKILL leaves nothing
 	 * behind.  (Paths the run needs from the host, like the result file, are opened before.)
 	 */
-	if (!base || !*base)
+	/* Only a real temp directory: a tmpfs over "/" or a relative path would hide what the run needs. */
+	if (!base || base[0] != '/' || base[strspn(base, "/")] == '\0')
 		base = "/tmp";
 	if (mount("mgbench", base, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") < 0)
 		return mgb_err(err, "mount a private tmpfs on %s: %s", base, strerror(errno));
