@@ -387,7 +387,8 @@ int cmd_run(int argc, char **argv)
 		json_object_set_new(doc, "interrupted", json_true());
 		rc = MGB_EXIT_INTERRUPTED;
 	}
-	if (ro.check && rc == MGB_EXIT_OK && mgb_check_document(doc, stderr) > 0)
+	/* Judge whatever ran, even if another cell failed or the run was cut short. */
+	if (ro.check && mgb_check_document(doc, stderr) > 0 && rc == MGB_EXIT_OK)
 		rc = MGB_EXIT_FAIL;
 	if (mgb_output_commit(&out, doc, err) < 0) {
 		fprintf(stderr, "mgbench run: %s\n", err);
