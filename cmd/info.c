@@ -89,7 +89,7 @@ static void print_text(json_t *kernel, json_t *fss)
 				ev++;
 		}
 	}
-	printf("\n(!name: tracepoint absent)\n");
+	printf("\n(!name: tracepoint absent, or unreadable without root)\n");
 }
 
 int cmd_info(int argc, char **argv)
