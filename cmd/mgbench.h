@@ -15,7 +15,7 @@ enum {
 	MGB_EXIT_OK = 0,
 	MGB_EXIT_FAIL = 1,
 	MGB_EXIT_USAGE = 2,
-	MGB_EXIT_INTERRUPTED = 130,
+	MGB_EXIT_SIGNAL_BASE = 128, /* stopped by signal N: 128 + N, like a shell (130 for SIGINT) */
 };
 
 int cmd_run(int argc, char **argv);

@@ -385,7 +385,7 @@ int cmd_run(int argc, char **argv)
 
 	if (mgb_stop_requested()) {
 		json_object_set_new(doc, "interrupted", json_true());
-		rc = MGB_EXIT_INTERRUPTED;
+		rc = MGB_EXIT_SIGNAL_BASE + mgb_stop_signal;
 	}
 	/* Judge whatever ran, even if another cell failed or the run was cut short. */
 	if (ro.check && mgb_check_document(doc, stderr) > 0 && rc == MGB_EXIT_OK)
@@ -400,8 +400,9 @@ int cmd_run(int argc, char **argv)
 		mgb_report_print(stdout, doc);
 		printf("\nresults: %s\n", outname);
 	}
-	if (rc == MGB_EXIT_INTERRUPTED)
-		fprintf(stderr, "mgbench run: interrupted; partial results in %s\n", outname);
+	if (mgb_stop_requested())
+		fprintf(stderr, "mgbench run: interrupted by signal %d; partial results in %s\n", (int)mgb_stop_signal,
+			outname);
 	json_decref(doc);
 out_params:
 	free(outname);
