@@ -95,6 +95,7 @@ static const char *test_tmpdir(void)
 		snprintf(scratch, sizeof(scratch), "%s/scratch", t_tmpdir);
 		mkdir(scratch, 0700);
 		setenv("TMPDIR", scratch, 1);
+		atexit(t_cleanup); /* every test removes its temp dir, however it returns */
 	}
 	return t_tmpdir;
 }
@@ -292,4 +293,5 @@ void t_cleanup(void)
 {
 	if (t_tmpdir[0])
 		mgb_remove_tree(t_tmpdir);
+	t_tmpdir[0] = '\0';
 }
