@@ -14,11 +14,16 @@
 #include <string.h>
 #include <unistd.h>
 
+static const void *find_fs(const char *name)
+{
+	return mgb_fs_type_find(name);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: mgbench info [--fs LIST | --dir PATH] [--json]\n\n"
 		     "Reports the kernel, its clocks and, per filesystem, whether multigrain\n"
-		     "timestamps are in effect (default: ext4,xfs,btrfs,tmpfs,ramfs).\n");
+		     "timestamps are in effect (default: " MGB_DEFAULT_FS ").\n");
 }
 
 static json_t *probe_fs(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir,
@@ -103,11 +108,11 @@ int cmd_info(int argc, char **argv)
 	};
 	const struct mgb_fs_type *fs[16];
 	unsigned nfs = 0;
-	const char *dir = NULL, *fslist = "ext4,xfs,btrfs,tmpfs,ramfs";
+	const char *dir = NULL, *fslist = MGB_DEFAULT_FS;
 	bool as_json = false;
 	struct mgb_session s;
 	struct mgb_clockinfo ci;
-	char err[MGB_ERR_LEN], listbuf[256], *save = NULL;
+	char err[MGB_ERR_LEN], listbuf[256];
 	json_t *kernel, *fss, *doc;
 	int c;
 
@@ -126,12 +131,9 @@ int cmd_info(int argc, char **argv)
 	if (optind < argc)
 		return mgb_usage_error("info", "unexpected argument '%s'", argv[optind]);
 	snprintf(listbuf, sizeof(listbuf), "%s", fslist);
-	for (char *tok = strtok_r(listbuf, ",", &save); tok && !dir; tok = strtok_r(NULL, ",", &save)) {
-		if (!(fs[nfs] = mgb_fs_type_find(tok)))
-			return mgb_usage_error("info", "unknown filesystem '%s' (see 'mgbench list')", tok);
-		if (++nfs == MGB_ARRAY_SIZE(fs))
-			break;
-	}
+	if (!dir && mgb_parse_list("info", "filesystem", listbuf, (const void **)fs, MGB_ARRAY_SIZE(fs), &nfs,
+				   find_fs))
+		return MGB_EXIT_USAGE;
 
 	if (mgb_session_begin(&s, dir == NULL, err) < 0) {
 		fprintf(stderr, "mgbench info: %s\n", err);

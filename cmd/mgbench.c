@@ -8,7 +8,7 @@
 
 struct command {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	mgb_cmd_fn fn;
 	const char *summary;
 };
 
@@ -26,6 +26,34 @@ void mgb_print_commands(FILE *out)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'mgbench help <command>' or 'man mgbench-<command>' for more.\n");
+}
+
+mgb_cmd_fn mgb_find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].fn;
+	return NULL;
+}
+
+int mgb_parse_list(const char *verb, const char *what, char *text, const void **items, unsigned max,
+		   unsigned *n, const void *(*find)(const char *))
+{
+	char *save = NULL;
+
+	*n = 0;
+	for (char *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const void *item = find(tok);
+
+		if (!item)
+			return mgb_usage_error(verb, "unknown %s '%s' (see 'mgbench list')", what, tok);
+		if (*n == max)
+			return mgb_usage_error(verb, "too many items in the %s list", what);
+		items[(*n)++] = item;
+	}
+	if (*n == 0)
+		return mgb_usage_error(verb, "empty %s list", what);
+	return 0;
 }
 
 int mgb_usage_error(const char *verb, const char *fmt, ...)
@@ -62,9 +90,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return finish_stdout(cmd_help(argc - 1, argv + 1));
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return finish_stdout(commands[i].fn(argc - 1, argv + 1));
+	if (mgb_find_command(argv[1]))
+		return finish_stdout(mgb_find_command(argv[1])(argc - 1, argv + 1));
 	mgb_usage_error(NULL, "'%s' is not a command (see 'mgbench help')", argv[1]);
 	return MGB_EXIT_USAGE;
 }

@@ -23,6 +23,16 @@ int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
+typedef int (*mgb_cmd_fn)(int argc, char **argv);
+
+/* The command of that name from the table, or NULL. */
+mgb_cmd_fn mgb_find_command(const char *name);
+
+/* Split a comma list into at most max items, each looked up by find; an unknown item, an empty
+ * list or too many items is a usage error of verb (the message names the item). */
+int mgb_parse_list(const char *verb, const char *what, char *text, const void **items, unsigned max,
+		   unsigned *n, const void *(*find)(const char *));
+
 /* Print the command list (for help and for a bare `mgbench`). */
 void mgb_print_commands(FILE *out);
 /* Print "mgbench <verb>: <message>" to stderr and return MGB_EXIT_USAGE. */

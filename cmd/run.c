@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #define MAX_ITEMS 16
-#define DEFAULT_FS "ext4,xfs,btrfs,tmpfs,ramfs"
 
 struct run_opts {
 	const struct mgb_workload *workloads[MAX_ITEMS];
@@ -70,7 +69,7 @@ static void print_usage(FILE *out, const struct run_opts *ro)
 		"document and prints a table.  Needs root for scratch filesystems.\n\n"
 		"options:\n"
 		"    --fs LIST          filesystems to make and mount\n"
-		"                       (default " DEFAULT_FS ")\n"
+		"                       (default " MGB_DEFAULT_FS ")\n"
 		"    --dir PATH         run in a new subdirectory of PATH instead\n"
 		"    --backend LIST     how operations reach the kernel (default sync)\n"
 		"    --rounds N         rounds per cell (default: the workload's)\n"
@@ -92,31 +91,10 @@ static void print_usage(FILE *out, const struct run_opts *ro)
 	}
 }
 
-/* Split a comma list into items; each is looked up by find, and an unknown one is a usage error. */
 static int parse_list(const char *what, char *text, const void **items, unsigned *n,
 		      const void *(*find)(const char *))
 {
-	char *save = NULL;
-
-	*n = 0;
-	for (char *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const void *item = find(tok);
-
-		if (!item) {
-			mgb_usage_error("run", "unknown %s '%s' (see 'mgbench list')", what, tok);
-			return -1;
-		}
-		if (*n == MAX_ITEMS) {
-			mgb_usage_error("run", "too many items in the %s list", what);
-			return -1;
-		}
-		items[(*n)++] = item;
-	}
-	if (*n == 0) {
-		mgb_usage_error("run", "empty %s list", what);
-		return -1;
-	}
-	return 0;
+	return mgb_parse_list("run", what, text, items, MAX_ITEMS, n, find) ? -1 : 0;
 }
 
 static const void *find_fs(const char *name) { return mgb_fs_type_find(name); }
@@ -191,7 +169,7 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 {
 	const char **names = NULL;
 	struct option *opts;
-	char err[MGB_ERR_LEN], fs_default[] = DEFAULT_FS, backend_default[] = "sync";
+	char err[MGB_ERR_LEN], fs_default[] = MGB_DEFAULT_FS, backend_default[] = "sync";
 	int c, rc = 0;
 
 	if (parse_workloads(ro, argv[1]) < 0)

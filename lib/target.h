@@ -22,6 +22,9 @@ struct mgb_fs_type {
 	bool multigrain_expected;   /* FS_MGTIME in mainline 6.13+ */
 };
 
+/* What run and info make when --fs is not given: the four multigrain filesystems and the control. */
+#define MGB_DEFAULT_FS "ext4,xfs,btrfs,tmpfs,ramfs"
+
 extern const struct mgb_fs_type mgb_fs_types[];
 extern const unsigned mgb_fs_type_count;
 const struct mgb_fs_type *mgb_fs_type_find(const char *name);
