@@ -24,6 +24,12 @@ static inline int64_t mgb_clock_ns(clockid_t clock)
 	return mgb_timespec_ns(&t);
 }
 
+/* n events over elapsed_ns, per second (0 for an empty interval). */
+static inline double mgb_per_s(uint64_t n, int64_t elapsed_ns)
+{
+	return elapsed_ns > 0 ? (double)n * 1e9 / (double)elapsed_ns : 0.0;
+}
+
 /* Write a formatted message into err (MGB_ERR_LEN bytes); returns -1 so callers can `return mgb_err(...)`. */
 int mgb_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

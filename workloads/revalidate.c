@@ -295,11 +295,6 @@ static uint64_t writer(struct reval *rv, char *buf)
 	return k - 1;
 }
 
-static void put_rate(json_t *m, const char *key, uint64_t n, int64_t elapsed_ns)
-{
-	json_object_set_new(m, key, json_real(elapsed_ns > 0 ? (double)n * 1e9 / (double)elapsed_ns : 0));
-}
-
 static int reval_run(struct mgb_ctx *ctx)
 {
 	const struct reval_params *p = ctx->params;
@@ -361,8 +356,8 @@ static int reval_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "stale_polls", json_integer((json_int_t)c->stale_polls));
 	json_object_set_new(ctx->metrics, "misses_granularity", json_integer((json_int_t)c->miss_granularity));
 	json_object_set_new(ctx->metrics, "misses_ordering", json_integer((json_int_t)c->miss_ordering));
-	put_rate(ctx->metrics, "misses_granularity_per_s", c->miss_granularity, elapsed);
-	put_rate(ctx->metrics, "misses_ordering_per_s", c->miss_ordering, elapsed);
+	json_object_set_new(ctx->metrics, "misses_granularity_per_s", json_real(mgb_per_s(c->miss_granularity, elapsed)));
+	json_object_set_new(ctx->metrics, "misses_ordering_per_s", json_real(mgb_per_s(c->miss_ordering, elapsed)));
 	json_object_set_new(ctx->metrics, "torn_reads", json_integer((json_int_t)c->torn));
 	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
 out:

@@ -173,12 +173,12 @@ static int stat_run(struct mgb_ctx *ctx)
 
 	json_object_set_new(ctx->metrics, "queries", json_integer((json_int_t)total));
 	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
-	json_object_set_new(ctx->metrics, "queries_per_s", json_real(elapsed > 0 ? total * 1e9 / (double)elapsed : 0));
+	json_object_set_new(ctx->metrics, "queries_per_s", json_real(mgb_per_s(total, elapsed)));
 	json_object_set_new(ctx->metrics, "queries_per_s_per_thread",
-			    json_real(elapsed > 0 ? total * 1e9 / (double)elapsed / (double)p->threads : 0));
+			    json_real(mgb_per_s(total, elapsed) / (double)p->threads));
 	json_object_set_new(ctx->metrics, "writer_writes", p->writer ? json_integer((json_int_t)wt.done) : json_null());
 	json_object_set_new(ctx->metrics, "writer_ops_per_s",
-			    p->writer && wt.elapsed_ns > 0 ? json_real(wt.done * 1e9 / (double)wt.elapsed_ns) : json_null());
+			    p->writer && wt.elapsed_ns > 0 ? json_real(mgb_per_s(wt.done, wt.elapsed_ns)) : json_null());
 	/* A size-only query returns no ctime: nothing to count. */
 	json_object_set_new(ctx->metrics, "ctime_changes_seen",
 			    sh.want & MGB_STAT_CTIME ? json_integer((json_int_t)changes) : json_null());
