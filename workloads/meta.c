@@ -123,6 +123,20 @@ static int require_ops(struct mgb_ctx *ctx, const char *op)
 	return mgb_require_op(ctx, fallocate) || mgb_require_op(ctx, ftruncate) ? -1 : 0;
 }
 
+/* One operation, then a query of the file; *what names the step that failed, for the error. */
+static int change_then_query(struct mgb_backend *be, struct mgb_file *f, meta_fn fn, const char *fn_what,
+			     uint64_t round, struct mgb_stat *st, const char **what)
+{
+	int r;
+
+	*what = fn_what;
+	r = fn(be, f, round);
+	if (r < 0)
+		return r;
+	*what = "fstat";
+	return be->ops->fstat(be, f, MGB_STAT_TIMES, st);
+}
+
 static int meta_run(struct mgb_ctx *ctx)
 {
 	const struct meta_params *p = ctx->params;
@@ -158,23 +172,13 @@ static int meta_run(struct mgb_ctx *ctx)
 
 	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
 	while (done < ctx->rounds) {
-		what = op->what;
-		r = op->change(be, &f, done);
-		if (r < 0)
-			goto fail;
-		what = "fstat";
-		r = be->ops->fstat(be, &f, MGB_STAT_TIMES, &st);
+		r = change_then_query(be, &f, op->change, op->what, done, &st, &what);
 		if (r < 0)
 			goto fail;
 		mgb_obs_add(&ctime_obs, mgb_ts_ns(st.ctime), mgb_clock_ns(CLOCK_REALTIME));
 		if (op->undo) {
 			/* Queried too, so the next change also follows a query; not measured. */
-			what = op->undo_what;
-			r = op->undo(be, &f, done);
-			if (r < 0)
-				goto fail;
-			what = "fstat";
-			r = be->ops->fstat(be, &f, MGB_STAT_TIMES, &st);
+			r = change_then_query(be, &f, op->undo, op->undo_what, done, &st, &what);
 			if (r < 0)
 				goto fail;
 			mgb_obs_baseline(&ctime_obs, mgb_ts_ns(st.ctime));
