@@ -62,10 +62,21 @@ struct mgb_ctx {
 	bool unsupported;
 };
 
+/* Which way a metric improves, declared once beside its column: compare's verdicts read it. */
+enum mgb_better {
+	MGB_BETTER_NONE,   /* descriptive (rounds, polls): no verdict */
+	MGB_BETTER_HIGHER,
+	MGB_BETTER_LOWER,
+};
+
 struct mgb_column {
 	const char *header; /* at most 9 characters */
 	const char *path;   /* dotted path into the cell's "metrics" object */
 	const char *format; /* "int", "ratio", "ns", "rate", "float" */
+	enum mgb_better better;
+	/* For a metric that counts events out of trials (a count or a ratio of one), the dotted
+	 * paths of both, so compare can test the proportion without repeats; NULL otherwise. */
+	const char *events, *trials;
 };
 
 struct mgb_workload {

@@ -35,12 +35,12 @@ static const struct mgb_workload_option meta_options[] = {
 };
 
 static const struct mgb_column meta_columns[] = {
-	{ "distinct", "ctime.distinct_ratio", "ratio" },
-	{ "per tick", "ctime.distinct_per_tick", "float" },
-	{ "backward", "ctime.backwards", "int" },
-	{ "future", "ctime.future", "int" },
-	{ "step p50", "ctime.step_ns.p50", "ns" },
-	{ "ops/s", "ops_per_s", "rate" },
+	{ "distinct", "ctime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "ctime.distinct", "ctime.rounds" },
+	{ "per tick", "ctime.distinct_per_tick", "float", MGB_BETTER_HIGHER, NULL, NULL },
+	{ "backward", "ctime.backwards", "int", MGB_BETTER_LOWER, "ctime.backwards", "ctime.rounds" },
+	{ "future", "ctime.future", "int", MGB_BETTER_LOWER, "ctime.future", "ctime.rounds" },
+	{ "step p50", "ctime.step_ns.p50", "ns", MGB_BETTER_NONE, NULL, NULL },
+	{ "ops/s", "ops_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
 	{ 0 },
 };
 

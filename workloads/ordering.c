@@ -43,12 +43,12 @@ static const struct mgb_workload_option ordering_options[] = {
 };
 
 static const struct mgb_column ordering_columns[] = {
-	{ "rounds", "rounds", "int" },
-	{ "invers", "inversions", "int" },
-	{ "ties", "ties", "int" },
-	{ "tie ratio", "tie_ratio", "ratio" },
-	{ "worst inv", "max_inversion_ns", "ns" },
-	{ "ops/s", "ops_per_s", "rate" },
+	{ "rounds", "rounds", "int", MGB_BETTER_NONE, NULL, NULL },
+	{ "invers", "inversions", "int", MGB_BETTER_LOWER, "inversions", "rounds" },
+	{ "ties", "ties", "int", MGB_BETTER_NONE, "ties", "rounds" },
+	{ "tie ratio", "tie_ratio", "ratio", MGB_BETTER_NONE, "ties", "rounds" },
+	{ "worst inv", "max_inversion_ns", "ns", MGB_BETTER_LOWER, NULL, NULL },
+	{ "ops/s", "ops_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
 	{ 0 },
 };
 

@@ -27,12 +27,12 @@ static const struct mgb_workload_option rename_options[] = {
 };
 
 static const struct mgb_column rename_columns[] = {
-	{ "distinct", "ctime.distinct_ratio", "ratio" },
-	{ "d1 ctime", "dir1_ctime.distinct_ratio", "ratio" },
-	{ "d1 mtime", "dir1_mtime.distinct_ratio", "ratio" },
-	{ "d2 ctime", "dir2_ctime.distinct_ratio", "ratio" },
-	{ "backward", "ctime.backwards", "int" },
-	{ "ops/s", "ops_per_s", "rate" },
+	{ "distinct", "ctime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "ctime.distinct", "ctime.rounds" },
+	{ "d1 ctime", "dir1_ctime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "dir1_ctime.distinct", "dir1_ctime.rounds" },
+	{ "d1 mtime", "dir1_mtime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "dir1_mtime.distinct", "dir1_mtime.rounds" },
+	{ "d2 ctime", "dir2_ctime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "dir2_ctime.distinct", "dir2_ctime.rounds" },
+	{ "backward", "ctime.backwards", "int", MGB_BETTER_LOWER, "ctime.backwards", "ctime.rounds" },
+	{ "ops/s", "ops_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
 	{ 0 },
 };
 

@@ -62,12 +62,12 @@ static const struct mgb_workload_option reval_options[] = {
 };
 
 static const struct mgb_column reval_columns[] = {
-	{ "versions", "versions_written", "int" },
-	{ "polls", "polls", "int" },
-	{ "fresh", "fresh_polls", "int" },
-	{ "stale", "stale_polls", "int" },
-	{ "miss gran", "misses_granularity", "int" },
-	{ "miss ord", "misses_ordering", "int" },
+	{ "versions", "versions_written", "int", MGB_BETTER_NONE, NULL, NULL },
+	{ "polls", "polls", "int", MGB_BETTER_NONE, NULL, NULL },
+	{ "fresh", "fresh_polls", "int", MGB_BETTER_NONE, NULL, NULL },
+	{ "stale", "stale_polls", "int", MGB_BETTER_NONE, NULL, NULL },
+	{ "miss gran", "misses_granularity", "int", MGB_BETTER_LOWER, "misses_granularity", "versions_written" },
+	{ "miss ord", "misses_ordering", "int", MGB_BETTER_LOWER, "misses_ordering", "versions_written" },
 	{ 0 },
 };
 

@@ -26,12 +26,12 @@ static const struct mgb_workload_option setxattr_options[] = {
 };
 
 static const struct mgb_column setxattr_columns[] = {
-	{ "distinct", "ctime.distinct_ratio", "ratio" },
-	{ "backward", "ctime.backwards", "int" },
-	{ "future", "ctime.future", "int" },
-	{ "step p50", "ctime.step_ns.p50", "ns" },
-	{ "mtime mov", "mtime_moved", "int" },
-	{ "ops/s", "ops_per_s", "rate" },
+	{ "distinct", "ctime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "ctime.distinct", "ctime.rounds" },
+	{ "backward", "ctime.backwards", "int", MGB_BETTER_LOWER, "ctime.backwards", "ctime.rounds" },
+	{ "future", "ctime.future", "int", MGB_BETTER_LOWER, "ctime.future", "ctime.rounds" },
+	{ "step p50", "ctime.step_ns.p50", "ns", MGB_BETTER_NONE, NULL, NULL },
+	{ "mtime mov", "mtime_moved", "int", MGB_BETTER_LOWER, "mtime_moved", "rounds" },
+	{ "ops/s", "ops_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
 	{ 0 },
 };
 

@@ -37,10 +37,10 @@ static const struct mgb_workload_option stat_options[] = {
 };
 
 static const struct mgb_column stat_columns[] = {
-	{ "queries/s", "queries_per_s", "rate" },
-	{ "per thrd", "queries_per_s_per_thread", "rate" },
-	{ "writes/s", "writer_ops_per_s", "rate" },
-	{ "changes", "ctime_changes_seen", "int" },
+	{ "queries/s", "queries_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
+	{ "per thrd", "queries_per_s_per_thread", "rate", MGB_BETTER_HIGHER, NULL, NULL },
+	{ "writes/s", "writer_ops_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
+	{ "changes", "ctime_changes_seen", "int", MGB_BETTER_NONE, NULL, NULL },
 	{ 0 },
 };
 

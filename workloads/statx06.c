@@ -53,12 +53,12 @@ static const struct mgb_workload_option statx06_options[] = {
 
 /* "Q" marks the queried group. */
 static const struct mgb_column statx06_columns[] = {
-	{ "bt >aft", "create.unqueried.above_after", "int" },
-	{ "mt >aft", "write.unqueried.above_after", "int" },
-	{ "mt Q>aft", "write.queried.above_after", "int" },
-	{ "ct >aft", "chmod.unqueried.above_after", "int" },
-	{ "ct Q>aft", "chmod.queried.above_after", "int" },
-	{ ">fine", "all.above_after_fine", "int" },
+	{ "bt >aft", "create.unqueried.above_after", "int", MGB_BETTER_NONE, "create.unqueried.above_after", "create.unqueried.rounds" },
+	{ "mt >aft", "write.unqueried.above_after", "int", MGB_BETTER_NONE, "write.unqueried.above_after", "write.unqueried.rounds" },
+	{ "mt Q>aft", "write.queried.above_after", "int", MGB_BETTER_NONE, "write.queried.above_after", "write.queried.rounds" },
+	{ "ct >aft", "chmod.unqueried.above_after", "int", MGB_BETTER_NONE, "chmod.unqueried.above_after", "chmod.unqueried.rounds" },
+	{ "ct Q>aft", "chmod.queried.above_after", "int", MGB_BETTER_NONE, "chmod.queried.above_after", "chmod.queried.rounds" },
+	{ ">fine", "all.above_after_fine", "int", MGB_BETTER_LOWER, "all.above_after_fine", "all.rounds" },
 	{ 0 },
 };
 
