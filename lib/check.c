@@ -9,6 +9,7 @@ static const char *const invariant_keys[] = {
 	"backwards",         /* a stamp earlier than the previous one of the same inode */
 	"future",            /* a stamp later than CLOCK_REALTIME read after the query */
 	"above_after_fine",  /* statx06: a stamp later than the fine clock read after the change */
+	"below_before",      /* statx06: a stamp earlier than the coarse clock read before it (LTP's failure) */
 	"inversions",        /* ordering: a later change stamped earlier */
 	NULL,
 };

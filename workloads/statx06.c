@@ -1,25 +1,34 @@
 /*
  * statx06: LTP statx06's timestamp bracket, counted instead of asserted.
  *
- * One round: before = CLOCK_REALTIME_COARSE; wait --ticks coarse ticks; change; wait again;
- * after = CLOCK_REALTIME_COARSE; after_fine = CLOCK_REALTIME; read the stamp the change set
- * (create -> btime of a new file, write -> mtime, chmod -> ctime).  Counted per group:
- *   below_before      stamp < before
+ * One round, as LTP's test_statx() does it: before = CLOCK_REALTIME_COARSE; wait; change;
+ * wait; after = CLOCK_REALTIME_COARSE; after_fine = CLOCK_REALTIME; read the stamp the change
+ * set (create -> btime of a new file, write -> mtime, chmod -> ctime).  The wait is LTP's
+ * clock_wait_tick() by default (--wait sleep: usleep for clock_getres(CLOCK_REALTIME_COARSE)),
+ * or a spin until the coarse clock steps (--wait spin), --ticks times.  Each round starts at a
+ * random phase within the coarse tick, as one run of LTP's test does.  Counted per group:
+ *   below_before      stamp < before: LTP's "< before time" failure, a real violation
  *   above_after       stamp > after: the coarse upper bound the old LTP test used.  A fine
  *                     stamp, or a coarse one raised to the global floor, can lie above it.
  *   above_after_fine  stamp > after_fine: a stamp from the future, a real violation.
+ *   fine_stamps       measured changes that the kernel's timestamp:ctime_ns_xchg tracepoint saw
+ *                     swap in a ctime above CLOCK_REALTIME_COARSE read right after the change
  *
- * Each change runs as two groups, one after the other:
- *   queried    stat the file just before the round, so its QUERIED flag is armed.  The change
- *              then takes a fine stamp if the coarse clock has not moved past the file's ctime.
- *   unqueried  the previous round's read armed the flag too, so first undo it: wait until the
- *              coarse clock has passed the file's ctime (so the next change takes a coarse stamp
- *              and does not move the floor), then make an unmeasured change of the same kind.
+ * The groups differ in what the file's QUERIED flag and ctime are at the measured change:
+ *   unqueried  the flag is clear: the previous round's read armed it, so first wait until the
+ *              coarse clock has passed the file's ctime and make an unmeasured change (a coarse
+ *              stamp, which clears the flag).  Every design takes a coarse stamp.
+ *   armed      wait until the coarse clock has passed the file's ctime, then stat the file right
+ *              before the change: the flag is set but the ctime is from an earlier tick.  The
+ *              2023 design (6.6-rc1/rc2) took a fine stamp whenever the flag was set; mainline
+ *              (6.13+) takes a coarse one, as the coarse clock is already past the ctime.
+ *   current    change, stat, measured change: the flag is set and the ctime is from the current
+ *              tick, so mainline needs, and takes, a fine stamp (as the 2023 design did).
  * A new file cannot have been queried, so create has only the unqueried group; its "undo" is
  * removing the previous round's file.
  *
- * Rounds are slow (two tick waits: about 8 ms at --ticks 1), so the default is 300 rounds, each
- * group running --rounds of them.
+ * Rounds are slow (two waits and a random phase: about 10 ms at --ticks 1), so the default is
+ * 300 rounds, each group running --rounds of them.
  */
 #include "config.h"
 #include "progress.h"
@@ -34,57 +43,102 @@
 
 struct statx06_params {
 	uint64_t ticks;
+	const char *wait;
 	const char *change;
 	const char *prequery;
 };
 
+static const char *const wait_choices[] = { "sleep", "spin", NULL };
 static const char *const change_choices[] = { "all", "create", "write", "chmod", NULL };
 static const char *const prequery_choices[] = { "both", "yes", "no", NULL };
 
 static const struct mgb_workload_option statx06_options[] = {
 	{ "ticks", MGB_OPT_U64, offsetof(struct statx06_params, ticks), "1",
-	  "coarse ticks waited around the change", 0, 2, NULL, NULL },
+	  "waits before and after the change", 0, 2, NULL, NULL },
+	{ "wait", MGB_OPT_STRING, offsetof(struct statx06_params, wait), "sleep",
+	  "sleep one coarse resolution (LTP) or spin to a tick step", 0, 0, NULL, wait_choices },
 	{ "change", MGB_OPT_STRING, offsetof(struct statx06_params, change), "all",
 	  "create, write, chmod or all", 0, 0, NULL, change_choices },
 	{ "prequery", MGB_OPT_STRING, offsetof(struct statx06_params, prequery), "both",
-	  "stat first: yes, no or both", 0, 0, NULL, prequery_choices },
+	  "queried groups (armed, current): yes, no or both", 0, 0, NULL, prequery_choices },
 	{ 0 },
 };
 
-/* "Q" marks the queried group. */
+/* "A": the armed groups, "C": the current groups, summed over write and chmod. */
 static const struct mgb_column statx06_columns[] = {
-	{ "bt >aft", "create.unqueried.above_after", "int", MGB_BETTER_NONE, "create.unqueried.above_after", "create.unqueried.rounds" },
-	{ "mt >aft", "write.unqueried.above_after", "int", MGB_BETTER_NONE, "write.unqueried.above_after", "write.unqueried.rounds" },
-	{ "mt Q>aft", "write.queried.above_after", "int", MGB_BETTER_NONE, "write.queried.above_after", "write.queried.rounds" },
-	{ "ct >aft", "chmod.unqueried.above_after", "int", MGB_BETTER_NONE, "chmod.unqueried.above_after", "chmod.unqueried.rounds" },
-	{ "ct Q>aft", "chmod.queried.above_after", "int", MGB_BETTER_NONE, "chmod.queried.above_after", "chmod.queried.rounds" },
-	{ ">fine", "all.above_after_fine", "int", MGB_BETTER_LOWER, "all.above_after_fine", "all.rounds" },
+	{ "A >aft", "all.armed.above_after", "int", MGB_BETTER_NONE, "all.armed.above_after", "all.armed.rounds" },
+	{ "C >aft", "all.current.above_after", "int", MGB_BETTER_NONE, "all.current.above_after", "all.current.rounds" },
+	{ "A fine", "all.armed.fine_stamps", "int", MGB_BETTER_NONE, "all.armed.fine_stamps", "all.armed.rounds" },
+	{ "C fine", "all.current.fine_stamps", "int", MGB_BETTER_NONE, "all.current.fine_stamps", "all.current.rounds" },
+	{ "<before", "all.below_before_sum", "int", MGB_BETTER_LOWER, "all.below_before_sum", "all.rounds" },
+	{ ">fine", "all.above_after_fine_sum", "int", MGB_BETTER_LOWER, "all.above_after_fine_sum", "all.rounds" },
 	{ 0 },
 };
 
 enum change { CHANGE_CREATE, CHANGE_WRITE, CHANGE_CHMOD, CHANGE_COUNT };
+enum kind { KIND_UNQUERIED, KIND_ARMED, KIND_CURRENT, KIND_COUNT };
 
 static const char *const change_names[CHANGE_COUNT] = { "create", "write", "chmod" };
 static const char *const stamp_names[CHANGE_COUNT] = { "btime", "mtime", "ctime" };
+static const char *const kind_names[KIND_COUNT] = { "unqueried", "armed", "current" };
 
 struct bracket {
 	uint64_t rounds, below_before, above_after, above_after_fine;
 	int64_t max_above_after_ns;
+	int64_t fine_stamps; /* -1: the tracepoint could not count them */
 };
 
-/* One (change, prequery) group: its file and its counts. */
+/* One (change, kind) group: its file and its counts. */
 struct group {
 	enum change change;
-	bool queried;
+	enum kind kind;
 	char name[32];
 	struct mgb_file file;
 	bool open;
 	mode_t mode;
 	int64_t ctime_ns; /* the file's ctime at the last read */
 	bool no_btime;    /* the filesystem does not report btime */
+	struct mgb_tracecount swaps; /* timestamp:ctime_ns_xchg on the group's inode */
 	struct bracket b;
 	int64_t fine_stamps_global; /* system-wide, during the group; -1 if unknown */
 };
+
+/* How a round waits, and the state of its random phase. */
+struct waiter {
+	bool sleep;
+	unsigned ticks;
+	int64_t res_ns, tick_ns;
+	uint64_t rng;
+};
+
+/* LTP's clock_wait_tick(): usleep(clock_getres(CLOCK_REALTIME_COARSE)); or a spin to a step. */
+static void wait_ticks(const struct waiter *w)
+{
+	if (!w->sleep) {
+		mgb_wait_coarse_ticks(w->ticks);
+		return;
+	}
+	for (unsigned i = 0; i < w->ticks; i++) {
+		struct timespec ts = { w->res_ns / MGB_NSEC_PER_SEC, w->res_ns % MGB_NSEC_PER_SEC };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !mgb_stop_requested())
+			;
+	}
+}
+
+/* Sleep a uniformly random fraction of a tick, so rounds do not all start at a tick step. */
+static void random_phase(struct waiter *w)
+{
+	struct timespec ts = { 0, 0 };
+
+	w->rng ^= w->rng << 13; /* xorshift64: no state shared with anything else */
+	w->rng ^= w->rng >> 7;
+	w->rng ^= w->rng << 17;
+	if (w->tick_ns <= 0)
+		return;
+	ts.tv_nsec = (long)(w->rng % (uint64_t)w->tick_ns);
+	nanosleep(&ts, NULL);
+}
 
 /* Wait until the coarse clock is past t, so that a change now takes a coarse stamp even if the
  * file is queried.  Bounded, so that a stamp from the future cannot hang the run. */
@@ -157,22 +211,43 @@ static int read_stamp(struct mgb_backend *be, struct group *g, int64_t *stamp)
 	return 0;
 }
 
-static int one_round(struct mgb_ctx *ctx, struct group *g, unsigned ticks)
+/* The measured change, with what the tracepoint and the coarse clock say about its stamp. */
+static int measured_change(struct mgb_backend *be, struct group *g, int64_t *swaps, int64_t *coarse_at)
+{
+	int64_t c0 = g->swaps.nfds ? mgb_tracecount_read(&g->swaps) : -1, c1;
+	int r = do_change(be, g);
+
+	*coarse_at = mgb_clock_ns(CLOCK_REALTIME_COARSE);
+	c1 = c0 >= 0 ? mgb_tracecount_read(&g->swaps) : -1;
+	*swaps = c0 >= 0 && c1 >= 0 ? c1 - c0 : -1;
+	return r;
+}
+
+static int one_round(struct mgb_ctx *ctx, struct group *g, struct waiter *w)
 {
 	struct mgb_backend *be = ctx->be;
 	struct mgb_stat st;
-	int64_t before, after, after_fine, stamp = 0;
-	int r;
+	int64_t before, after, after_fine, stamp = 0, swaps, coarse_at;
+	int r = 0;
 
-	r = g->queried ? be->ops->fstat(be, &g->file, MGB_STAT_TIMES, &st) : undo_query(be, g);
+	if (g->kind == KIND_UNQUERIED)
+		r = undo_query(be, g);
+	else if (g->kind == KIND_ARMED)
+		wait_coarse_past(g->ctime_ns);
 	if (r < 0)
 		return r;
+	random_phase(w);
 	before = mgb_clock_ns(CLOCK_REALTIME_COARSE);
-	mgb_wait_coarse_ticks(ticks);
-	r = do_change(be, g);
+	wait_ticks(w);
+	/* current: an unmeasured change first, so the measured one finds this tick's ctime. */
+	if (g->kind == KIND_CURRENT && (r = do_change(be, g)) < 0)
+		return r;
+	if (g->kind != KIND_UNQUERIED && (r = be->ops->fstat(be, &g->file, MGB_STAT_TIMES, &st)) < 0)
+		return r;
+	r = measured_change(be, g, &swaps, &coarse_at);
 	if (r < 0)
 		return r;
-	mgb_wait_coarse_ticks(ticks);
+	wait_ticks(w);
 	after = mgb_clock_ns(CLOCK_REALTIME_COARSE);
 	after_fine = mgb_clock_ns(CLOCK_REALTIME);
 	r = read_stamp(be, g, &stamp);
@@ -187,32 +262,34 @@ static int one_round(struct mgb_ctx *ctx, struct group *g, unsigned ticks)
 			g->b.max_above_after_ns = stamp - after;
 	}
 	g->b.above_after_fine += stamp > after_fine;
+	/* A coarse stamp is at most the coarse clock, unless another fine stamp lifted the floor. */
+	if (swaps < 0)
+		g->b.fine_stamps = -1;
+	else if (g->b.fine_stamps >= 0)
+		g->b.fine_stamps += swaps > 0 && g->ctime_ns > coarse_at;
 	return 0;
 }
 
-static json_t *bracket_json(const struct bracket *b, const char *stamp)
+static json_t *null_or_int(int64_t v)
 {
-	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I}",
-			      "rounds", (json_int_t)b->rounds,
-			      "below_before", (json_int_t)b->below_before,
-			      "above_after", (json_int_t)b->above_after,
-			      "max_above_after_ns", (json_int_t)b->max_above_after_ns,
-			      "above_after_fine", (json_int_t)b->above_after_fine);
-
-	if (stamp)
-		json_object_set_new(o, "stamp", json_string(stamp));
-	return o;
+	return v >= 0 ? json_integer(v) : json_null();
 }
 
 static json_t *group_json(const struct group *g)
 {
-	json_t *o = bracket_json(&g->b, stamp_names[g->change]);
+	const struct bracket *b = &g->b;
 
-	/* Unqueried groups take no fine stamps themselves: any counted here came from elsewhere
-	 * on the machine and lifted the floor under them. */
-	json_object_set_new(o, "fine_stamps_global",
-			    g->fine_stamps_global >= 0 ? json_integer(g->fine_stamps_global) : json_null());
-	return o;
+	/* Unqueried groups take no fine stamps themselves: any counted in fine_stamps_global came
+	 * from elsewhere on the machine and lifted the floor under them. */
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+			 "stamp", stamp_names[g->change],
+			 "rounds", (json_int_t)b->rounds,
+			 "below_before", (json_int_t)b->below_before,
+			 "above_after", (json_int_t)b->above_after,
+			 "max_above_after_ns", (json_int_t)b->max_above_after_ns,
+			 "above_after_fine", (json_int_t)b->above_after_fine,
+			 "fine_stamps", null_or_int(b->fine_stamps),
+			 "fine_stamps_global", null_or_int(g->fine_stamps_global));
 }
 
 static void bracket_sum(struct bracket *sum, const struct bracket *b)
@@ -223,6 +300,32 @@ static void bracket_sum(struct bracket *sum, const struct bracket *b)
 	sum->above_after_fine += b->above_after_fine;
 	if (b->max_above_after_ns > sum->max_above_after_ns)
 		sum->max_above_after_ns = b->max_above_after_ns;
+	if (b->fine_stamps < 0 || sum->fine_stamps < 0)
+		sum->fine_stamps = -1;
+	else
+		sum->fine_stamps += b->fine_stamps;
+}
+
+/*
+ * The sums the table shows.  The invariants' sums are named *_sum so that --check, which judges
+ * every "below_before" and "above_after_fine" key, counts each violation once (in its group).
+ */
+static json_t *all_json(const struct bracket *all, const struct bracket by_kind[KIND_COUNT], const bool has_kind[KIND_COUNT])
+{
+	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I}",
+			      "rounds", (json_int_t)all->rounds,
+			      "below_before_sum", (json_int_t)all->below_before,
+			      "above_after_sum", (json_int_t)all->above_after,
+			      "above_after_fine_sum", (json_int_t)all->above_after_fine,
+			      "max_above_after_ns", (json_int_t)all->max_above_after_ns);
+
+	for (enum kind k = 0; k < KIND_COUNT; k++)
+		json_object_set_new(o, kind_names[k],
+				    !has_kind[k] ? json_null()
+						 : json_pack("{s:I, s:I, s:o}", "rounds", (json_int_t)by_kind[k].rounds,
+							     "above_after", (json_int_t)by_kind[k].above_after,
+							     "fine_stamps", null_or_int(by_kind[k].fine_stamps)));
+	return o;
 }
 
 /* The groups --change and --prequery ask for, in run order; returns how many. */
@@ -234,15 +337,16 @@ static unsigned plan_groups(const struct statx06_params *p, struct group *groups
 	for (enum change c = 0; c < CHANGE_COUNT; c++) {
 		if (strcmp(p->change, "all") && strcmp(p->change, change_names[c]))
 			continue;
-		for (int queried = 0; queried < 2; queried++) {
+		for (enum kind k = 0; k < KIND_COUNT; k++) {
+			bool queried = k != KIND_UNQUERIED;
+
 			if ((queried && !want_yes) || (!queried && !want_no) || (queried && c == CHANGE_CREATE))
 				continue;
 			memset(&groups[n], 0, sizeof(groups[n]));
 			groups[n].change = c;
-			groups[n].queried = queried;
+			groups[n].kind = k;
 			groups[n].mode = 0644;
-			snprintf(groups[n].name, sizeof(groups[n].name), "statx06.%s%s", change_names[c],
-				 queried ? ".q" : "");
+			snprintf(groups[n].name, sizeof(groups[n].name), "statx06.%s.%s", change_names[c], kind_names[k]);
 			n++;
 		}
 	}
@@ -250,27 +354,35 @@ static unsigned plan_groups(const struct statx06_params *p, struct group *groups
 }
 
 /* Run one group to the end; on error, its file is left for the caller to close and remove. */
-static int run_group(struct mgb_ctx *ctx, struct group *g, uint64_t rounds, unsigned ticks,
+static int run_group(struct mgb_ctx *ctx, struct group *g, uint64_t rounds, struct waiter *w,
 		     uint64_t *done, uint64_t total)
 {
 	struct mgb_backend *be = ctx->be;
-	int64_t ignored;
+	struct mgb_stat st;
 	int r;
 
 	/* Start once the coarse clock has passed every stamp taken so far (earlier groups', the
 	 * target setup's), so that no fine stamp from before the group lifts the floor in it. */
 	wait_coarse_past(mgb_clock_ns(CLOCK_REALTIME));
+	/* A new file's stamps cannot be fine: create counts none (null). */
+	g->b.fine_stamps = g->change == CHANGE_CREATE ? -1 : 0;
 	if (g->change != CHANGE_CREATE) {
 		r = be->ops->open(be, g->name, O_RDWR | O_CREAT | O_TRUNC, g->mode, &g->file);
 		if (r < 0)
 			return r;
 		g->open = true;
-		r = read_stamp(be, g, &ignored);
+		r = be->ops->fstat(be, &g->file, MGB_STAT_TIMES, &st);
 		if (r < 0)
 			return r;
+		g->ctime_ns = mgb_ts_ns(st.ctime);
+		if (mgb_tracecount_open(&g->swaps, "timestamp", "ctime_ns_xchg", ctx->target->sb_dev_major,
+					ctx->target->sb_dev_minor, st.ino, NULL) < 0)
+			g->swaps.nfds = 0;
+		if (!g->swaps.nfds)
+			g->b.fine_stamps = -1;
 	}
 	for (uint64_t i = 0; i < rounds && !g->no_btime && !mgb_stop_requested(); i++) {
-		r = one_round(ctx, g, ticks);
+		r = one_round(ctx, g, w);
 		if (r < 0)
 			return r;
 		if ((++*done & 63) == 0)
@@ -283,8 +395,12 @@ static int statx06_run(struct mgb_ctx *ctx)
 {
 	const struct statx06_params *p = ctx->params;
 	struct mgb_backend *be = ctx->be;
-	struct group groups[2 * CHANGE_COUNT];
-	struct bracket all = { 0 };
+	struct group groups[KIND_COUNT * CHANGE_COUNT];
+	struct bracket all = { 0 }, by_kind[KIND_COUNT] = { { 0 } };
+	bool has_kind[KIND_COUNT] = { false };
+	struct waiter w = { .sleep = !strcmp(p->wait, "sleep"), .ticks = (unsigned)p->ticks,
+			    .res_ns = ctx->clock->res_realtime_coarse_ns, .tick_ns = ctx->clock->coarse_tick_ns,
+			    .rng = (uint64_t)mgb_clock_ns(CLOCK_REALTIME) | 1 };
 	uint64_t done = 0;
 	unsigned n = plan_groups(p, groups), i;
 	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC);
@@ -296,16 +412,19 @@ static int statx06_run(struct mgb_ctx *ctx)
 	if (n == 0)
 		return mgb_err(ctx->err, "--change create needs --prequery no or both: "
 			       "a new file cannot have been queried");
+	if (w.sleep && w.res_ns <= 0)
+		w.res_ns = w.tick_ns;
 	for (i = 0; i < n; i++) {
 		struct group *g = &groups[i];
 		struct mgb_mg_counters mg_before, mg_after;
 
 		mgb_mg_counters_read(&mg_before);
-		r = run_group(ctx, g, ctx->rounds, (unsigned)p->ticks, &done, ctx->rounds * n);
+		r = run_group(ctx, g, ctx->rounds, &w, &done, ctx->rounds * n);
 		mgb_mg_counters_read(&mg_after);
 		g->fine_stamps_global = mg_before.valid && mg_after.valid ?
 			(int64_t)(mg_after.fine_stamps - mg_before.fine_stamps) : -1;
 		/* Tidy as we go: every group starts in a directory as clean as the first. */
+		mgb_tracecount_close(&g->swaps);
 		close_file(be, g);
 		be->ops->unlink(be, g->name);
 		if (r < 0)
@@ -322,13 +441,20 @@ static int statx06_run(struct mgb_ctx *ctx)
 			json_object_set_new(ctx->metrics, change, by_change);
 		}
 		/* No btime from this filesystem: nothing was measured, say so with null. */
-		json_object_set_new(by_change, g->queried ? "queried" : "unqueried",
-				    g->no_btime ? json_null() : group_json(g));
-		if (g->change == CHANGE_CREATE)
+		json_object_set_new(by_change, kind_names[g->kind], g->no_btime ? json_null() : group_json(g));
+		if (g->change == CHANGE_CREATE) {
 			json_object_set_new(ctx->metrics, "btime_reported", json_boolean(!g->no_btime));
+			if (g->no_btime)
+				continue;
+		}
 		bracket_sum(&all, &g->b);
+		/* The per-kind sums are of write and chmod: create has no fine stamps to count. */
+		if (g->change != CHANGE_CREATE) {
+			bracket_sum(&by_kind[g->kind], &g->b);
+			has_kind[g->kind] = true;
+		}
 	}
-	json_object_set_new(ctx->metrics, "all", bracket_json(&all, NULL));
+	json_object_set_new(ctx->metrics, "all", all_json(&all, by_kind, has_kind));
 	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(mgb_clock_ns(CLOCK_MONOTONIC) - t0));
 	return 0;
 }
