@@ -76,7 +76,7 @@ static double mgbench_write(const char *bin, const char *rounds, const char *out
 	*maxrss_kib = ru.ru_maxrss;
 	doc = json_load_file(out, 0, NULL);
 	ops = json_number_value(json_object_get(json_object_get(json_array_get(json_object_get(doc, "cells"), 0),
-								 "metrics"), "ops_per_s"));
+								 "metrics"), "writes_per_s"));
 	json_decref(doc);
 	unlink(out);
 	return ops;

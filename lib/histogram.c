@@ -1,6 +1,7 @@
 #include "config.h"
 #include "histogram.h"
 
+#include <stdint.h>
 #include <string.h>
 
 void mgb_hist_init(struct mgb_hist *h)
@@ -48,4 +49,36 @@ int64_t mgb_hist_quantile(const struct mgb_hist *h, double q)
 		}
 	}
 	return h->max;
+}
+
+unsigned mgb_hist_ranges(const struct mgb_hist *h, struct mgb_hist_range *out, unsigned max)
+{
+	unsigned nonempty = 0, per, n = 0, in_range = 0;
+
+	if (h->n == 0 || max == 0)
+		return 0;
+	for (unsigned i = 0; i < MGB_HIST_BUCKETS; i++)
+		nonempty += h->bucket[i] != 0;
+	per = (nonempty + max - 1) / max; /* non-empty buckets merged into one range */
+	for (unsigned i = 0; i < MGB_HIST_BUCKETS; i++) {
+		int64_t lo, hi;
+
+		if (!h->bucket[i])
+			continue;
+		lo = (int64_t)mgb_hist_bucket_low(i);
+		hi = i + 1 < MGB_HIST_BUCKETS ? (int64_t)mgb_hist_bucket_low(i + 1) - 1 : INT64_MAX;
+		if (in_range == 0) {
+			out[n].lo = lo;
+			out[n].count = 0;
+			n++;
+		}
+		out[n - 1].hi = hi;
+		out[n - 1].count += h->bucket[i];
+		if (++in_range == per)
+			in_range = 0;
+	}
+	/* min lies in the first non-empty bucket (negative values in bucket 0), max in the last. */
+	out[0].lo = h->min;
+	out[n - 1].hi = h->max;
+	return n;
 }

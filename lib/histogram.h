@@ -38,17 +38,32 @@ static inline unsigned mgb_hist_index(uint64_t v)
 	       (unsigned)((v >> (e - MGB_HIST_SUB_BITS)) & (MGB_HIST_SUB - 1));
 }
 
-/* Add one value; negative values are clamped to 0. */
+/* Add one value.  min and max are exact; a negative value is counted in bucket 0. */
 static inline void mgb_hist_add(struct mgb_hist *h, int64_t v)
 {
-	if (v < 0)
-		v = 0;
 	if (h->n == 0 || v < h->min)
 		h->min = v;
 	if (h->n == 0 || v > h->max)
 		h->max = v;
 	h->n++;
-	h->bucket[mgb_hist_index((uint64_t)v)]++;
+	h->bucket[v < 0 ? 0 : mgb_hist_index((uint64_t)v)]++;
 }
+
+/* A range of values [lo, hi] (both inclusive) holding count of them. */
+struct mgb_hist_range {
+	int64_t lo, hi;
+	uint64_t count;
+};
+
+/* At most this many ranges go into a result document. */
+#define MGB_HIST_MAX_RANGES 64
+
+/*
+ * The non-empty buckets as ranges, at most max of them: when there are more, neighbouring
+ * non-empty buckets are merged (each range still holds exactly the values counted in it).
+ * Ranges are clamped to [min, max], so the first starts at min and the last ends at max.
+ * Returns how many were written.
+ */
+unsigned mgb_hist_ranges(const struct mgb_hist *h, struct mgb_hist_range *out, unsigned max);
 
 #endif

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "observe.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -29,15 +30,20 @@ double mgb_obs_distinct_ratio(const struct mgb_stamp_obs *o)
 
 double mgb_obs_distinct_per_tick(const struct mgb_stamp_obs *o, int64_t elapsed_ns, int64_t tick_ns)
 {
-	double ticks;
+	return mgb_per_tick(o->distinct, elapsed_ns, tick_ns);
+}
 
-	if (tick_ns <= 0 || elapsed_ns <= 0)
-		return 0.0;
-	ticks = (double)elapsed_ns / (double)tick_ns;
-	/* A run shorter than one tick still spans at least one coarse value. */
-	if (ticks < 1.0)
-		ticks = 1.0;
-	return (double)o->distinct / ticks;
+/* The non-empty step buckets, [[lo_ns, hi_ns, count], ...], at most MGB_HIST_MAX_RANGES. */
+static json_t *buckets_json(const struct mgb_hist *h)
+{
+	struct mgb_hist_range r[MGB_HIST_MAX_RANGES];
+	unsigned n = mgb_hist_ranges(h, r, MGB_HIST_MAX_RANGES);
+	json_t *a = json_array();
+
+	for (unsigned i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("[I, I, I]", (json_int_t)r[i].lo, (json_int_t)r[i].hi,
+						   (json_int_t)r[i].count));
+	return a;
 }
 
 /* Ratios and quantiles of nothing are unknown (null), not zero. */
@@ -46,12 +52,13 @@ json_t *mgb_obs_to_json(const struct mgb_stamp_obs *o, int64_t elapsed_ns, int64
 	json_t *steps = json_null();
 
 	if (o->steps.n)
-		steps = json_pack("{s:I, s:I, s:I, s:I, s:I}",
+		steps = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}",
 				  "count", (json_int_t)o->steps.n,
 				  "min", (json_int_t)o->steps.min,
 				  "p50", (json_int_t)mgb_hist_quantile(&o->steps, 0.50),
 				  "p99", (json_int_t)mgb_hist_quantile(&o->steps, 0.99),
-				  "max", (json_int_t)o->steps.max);
+				  "max", (json_int_t)o->steps.max,
+				  "buckets", buckets_json(&o->steps));
 	return json_pack("{s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:o}",
 			 "rounds", (json_int_t)o->rounds,
 			 "distinct", (json_int_t)o->distinct,

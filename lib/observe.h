@@ -61,6 +61,26 @@ static inline void mgb_obs_add(struct mgb_stamp_obs *o, int64_t stamp_ns, int64_
 	o->prev_ns = stamp_ns;
 }
 
+/*
+ * A stamp that is checked (future, backwards against the previous one) but is not a measured
+ * round: it becomes the baseline of the next round (meta's undo query).
+ */
+static inline void mgb_obs_rebase(struct mgb_stamp_obs *o, int64_t stamp_ns, int64_t now_ns)
+{
+	if (stamp_ns > now_ns) {
+		o->future++;
+		if (stamp_ns - now_ns > o->worst_future_ns)
+			o->worst_future_ns = stamp_ns - now_ns;
+	}
+	if (o->has_prev && stamp_ns < o->prev_ns) {
+		o->backwards++;
+		if (o->prev_ns - stamp_ns > o->worst_backwards_ns)
+			o->worst_backwards_ns = o->prev_ns - stamp_ns;
+	}
+	o->has_prev = true;
+	o->prev_ns = stamp_ns;
+}
+
 double mgb_obs_distinct_ratio(const struct mgb_stamp_obs *o);
 /* distinct values per elapsed coarse tick: tick_ns is the measured coarse clock step. */
 double mgb_obs_distinct_per_tick(const struct mgb_stamp_obs *o, int64_t elapsed_ns, int64_t tick_ns);

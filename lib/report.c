@@ -17,7 +17,8 @@ static void print_value(FILE *out, json_t *v, const char *format)
 		return;
 	}
 	if (!strcmp(format, "ratio"))
-		snprintf(buf, sizeof(buf), "%.3f", json_number_value(v));
+		/* Truncated, not rounded: 0.9995 must not read as 1.000. */
+		snprintf(buf, sizeof(buf), "%.3f", (double)(long long)(json_number_value(v) * 1000.0) / 1000.0);
 	else if (!strcmp(format, "ns"))
 		mgb_format_ns(buf, sizeof(buf), json_number_value(v));
 	else if (!strcmp(format, "rate") || !strcmp(format, "int"))

@@ -67,8 +67,14 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		if (r < 0)
 			snprintf(err, sizeof(err), "%s", ctx.err);
 		unsupported = ctx.unsupported;
-		json_object_set_new(cell, "counters", json_pack("{s:o}", "multigrain",
-								mgb_mg_counters_delta_json(&before, &after)));
+		/* The workload's measured window where it marked one, else all of run(). */
+		if (ctx.measured_ended) {
+			before = ctx.measured_before;
+			after = ctx.measured_after;
+		}
+		json_object_set_new(cell, "counters", json_pack("{s:o, s:s}", "multigrain",
+								mgb_mg_counters_delta_json(&before, &after),
+								"window", ctx.measured_ended ? "measured" : "run"));
 	}
 	if (be.ops)
 		mgb_backend_close(&be);

@@ -30,6 +30,18 @@ static inline double mgb_per_s(uint64_t n, int64_t elapsed_ns)
 	return elapsed_ns > 0 ? (double)n * 1e9 / (double)elapsed_ns : 0.0;
 }
 
+/* n events per coarse tick of elapsed time: the one definition every *_per_tick key uses.  A run
+ * shorter than one tick still spans at least one coarse value, so it counts as one tick. */
+static inline double mgb_per_tick(uint64_t n, int64_t elapsed_ns, int64_t tick_ns)
+{
+	double ticks;
+
+	if (tick_ns <= 0 || elapsed_ns <= 0)
+		return 0.0;
+	ticks = (double)elapsed_ns / (double)tick_ns;
+	return (double)n / (ticks < 1.0 ? 1.0 : ticks);
+}
+
 /* Write a formatted message into err (MGB_ERR_LEN bytes); returns -1 so callers can `return mgb_err(...)`. */
 int mgb_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -60,6 +60,10 @@ struct mgb_ctx {
 	/* Set with err when the backend or filesystem cannot do the operation at all (EOPNOTSUPP):
 	 * the cell is "unsupported", which is reported but does not fail the run. */
 	bool unsupported;
+	/* The measured window (mgb_measure_begin/end): the runner's counter deltas cover it only,
+	 * so a workload's setup (files, a second filesystem) is not counted as its load. */
+	bool measured_begun, measured_ended;
+	struct mgb_mg_counters measured_before, measured_after;
 };
 
 /* Which way a metric improves, declared once beside its column: compare's verdicts read it. */
@@ -110,9 +114,14 @@ json_t *mgb_params_to_json(const struct mgb_workload *w, const void *params);
 /* "  --size N  bytes per write (default 4096)" lines for --help and list. */
 void mgb_options_print(FILE *out, const struct mgb_workload *w);
 
-/* Put a workload's common numbers into ctx->metrics: "elapsed_ns" and "ops_per_s" for ops done
- * in elapsed_ns, and a stamp observer's JSON (with distinct per coarse tick) under key. */
-void mgb_put_rate(struct mgb_ctx *ctx, uint64_t ops, int64_t elapsed_ns);
+/* Around the measured loop: the cell's counters.multigrain covers this window only. */
+void mgb_measure_begin(struct mgb_ctx *ctx);
+void mgb_measure_end(struct mgb_ctx *ctx);
+
+/* Put a workload's common numbers into ctx->metrics: "elapsed_ns" and the rate of what it counts
+ * (key names the thing: "writes_per_s", "rounds_per_s", ...), and a stamp observer's JSON (with
+ * distinct per coarse tick) under key. */
+void mgb_put_rate(struct mgb_ctx *ctx, const char *key, uint64_t n, int64_t elapsed_ns);
 struct mgb_stamp_obs;
 void mgb_put_stamps(struct mgb_ctx *ctx, const char *key, const struct mgb_stamp_obs *o, int64_t elapsed_ns);
 

@@ -13,6 +13,7 @@
  *            then A does write(f1) stat(f1).  A handshake orders the steps.
  */
 #include "config.h"
+#include "affinity.h"
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
@@ -48,11 +49,9 @@ static const struct mgb_column ordering_columns[] = {
 	{ "ties", "ties", "int", MGB_BETTER_NONE, "ties", "rounds" },
 	{ "tie ratio", "tie_ratio", "ratio", MGB_BETTER_NONE, "ties", "rounds" },
 	{ "worst inv", "max_inversion_ns", "ns", MGB_BETTER_LOWER, NULL, NULL },
-	{ "ops/s", "ops_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
+	{ "rounds/s", "rounds_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
 	{ 0 },
 };
-
-#define OPS_PER_ROUND 6
 
 struct tally {
 	uint64_t rounds, inversions, ties;
@@ -203,53 +202,22 @@ static void *thread_b(void *arg)
 	return NULL;
 }
 
-/* The first two CPUs this process may run on, or -1s if there is only one. */
-static void pick_cpus(int cpu[2])
-{
-	cpu_set_t allowed;
-	int n = 0;
-
-	cpu[0] = cpu[1] = -1;
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
-		return;
-	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-		if (CPU_ISSET(c, &allowed))
-			cpu[n++] = c;
-	if (n < 2)
-		cpu[0] = cpu[1] = -1;
-}
-
-static int start_pinned(pthread_t *tid, int cpu, void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t attr;
-	cpu_set_t set;
-	int r;
-
-	pthread_attr_init(&attr);
-	if (cpu >= 0) {
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	}
-	r = pthread_create(tid, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return -r;
-}
-
-static int run_threads(struct mgb_ctx *ctx, struct side *f1, struct side *f2, struct tally *t, int cpu[2])
+static int run_threads(struct mgb_ctx *ctx, struct side *f1, struct side *f2, struct tally *t, int cpu[2],
+		       bool *pinned)
 {
 	struct handshake h = { .ctx = ctx, .f1 = f1, .f2 = f2 };
 	pthread_t a, b;
+	bool pinned_a, pinned_b;
 	int r;
 
-	pick_cpus(cpu);
+	mgb_pick_two_cpus(cpu);
 	atomic_init(&h.turn, 0);
 	atomic_init(&h.quit, false);
 	atomic_init(&h.error, 0);
-	r = start_pinned(&b, cpu[1], thread_b, &h);
+	r = mgb_thread_start_pinned(&b, cpu[1], thread_b, &h, &pinned_b);
 	if (r < 0)
 		return r;
-	r = start_pinned(&a, cpu[0], thread_a, &h);
+	r = mgb_thread_start_pinned(&a, cpu[0], thread_a, &h, &pinned_a);
 	if (r < 0) {
 		atomic_store(&h.quit, true);
 		pthread_join(b, NULL);
@@ -257,6 +225,7 @@ static int run_threads(struct mgb_ctx *ctx, struct side *f1, struct side *f2, st
 	}
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
+	*pinned = pinned_a && pinned_b;
 	*t = h.tally;
 	return atomic_load(&h.error);
 }
@@ -284,6 +253,7 @@ static int ordering_run(struct mgb_ctx *ctx)
 	bool f1_open = false, f2_open = false;
 	struct tally t = { 0 };
 	int cpu[2] = { -1, -1 };
+	bool pinned = false;
 	int64_t t0, elapsed;
 	int r = -1;
 
@@ -307,9 +277,11 @@ static int ordering_run(struct mgb_ctx *ctx)
 	}
 	f2_open = true;
 
+	mgb_measure_begin(ctx);
 	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
-	r = threads ? run_threads(ctx, &f1, &f2, &t, cpu) : run_sequential(ctx, &f1, &f2, &t);
+	r = threads ? run_threads(ctx, &f1, &f2, &t, cpu, &pinned) : run_sequential(ctx, &f1, &f2, &t);
 	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+	mgb_measure_end(ctx);
 	if (r < 0) {
 		mgb_err(ctx->err, "after %llu rounds: %s", (unsigned long long)t.rounds, strerror(-r));
 		goto out;
@@ -318,14 +290,15 @@ static int ordering_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "rounds", json_integer((json_int_t)t.rounds));
 	json_object_set_new(ctx->metrics, "inversions", json_integer((json_int_t)t.inversions));
 	json_object_set_new(ctx->metrics, "ties", json_integer((json_int_t)t.ties));
-	json_object_set_new(ctx->metrics, "tie_ratio", json_real(t.rounds ? (double)t.ties / (double)t.rounds : 0));
+	json_object_set_new(ctx->metrics, "tie_ratio", t.rounds ? json_real((double)t.ties / (double)t.rounds) : json_null());
 	json_object_set_new(ctx->metrics, "max_inversion_ns", json_integer(t.max_inversion_ns));
-	mgb_put_rate(ctx, t.rounds * OPS_PER_ROUND, elapsed);
+	mgb_put_rate(ctx, "rounds_per_s", t.rounds, elapsed);
 	if (crossfs)
 		json_object_set_new(ctx->metrics, "second_fs", json_string(t2.fstype));
 	if (threads) {
-		/* One CPU only: the threads still alternate, but on one CPU, and the document says so. */
-		json_object_set_new(ctx->metrics, "pinned", json_boolean(cpu[0] >= 0));
+		/* One CPU only, or a refused affinity: the threads still alternate, unpinned, and the
+		 * document says so (cpus are the ones asked for). */
+		json_object_set_new(ctx->metrics, "pinned", json_boolean(pinned));
 		json_object_set_new(ctx->metrics, "cpus", cpu[0] >= 0 ? json_pack("[i, i]", cpu[0], cpu[1]) : json_null());
 	}
 	r = 0;

@@ -32,7 +32,7 @@ static const struct mgb_column rename_columns[] = {
 	{ "d1 mtime", "dir1_mtime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "dir1_mtime.distinct", "dir1_mtime.rounds" },
 	{ "d2 ctime", "dir2_ctime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "dir2_ctime.distinct", "dir2_ctime.rounds" },
 	{ "backward", "ctime.backwards", "int", MGB_BETTER_LOWER, "ctime.backwards", "ctime.rounds" },
-	{ "ops/s", "ops_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
+	{ "renames/s", "renames_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
 	{ 0 },
 };
 
@@ -153,6 +153,7 @@ static int rename_run(struct mgb_ctx *ctx)
 	if (r < 0)
 		goto fail;
 
+	mgb_measure_begin(ctx);
 	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
 	while (done < ctx->rounds) {
 		what = "rename";
@@ -173,10 +174,11 @@ static int rename_run(struct mgb_ctx *ctx)
 		}
 	}
 	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+	mgb_measure_end(ctx);
 	remove_layout(be, L, at);
 
 	json_object_set_new(ctx->metrics, "rounds", json_integer((json_int_t)done));
-	mgb_put_rate(ctx, done, elapsed);
+	mgb_put_rate(ctx, "renames_per_s", done, elapsed);
 	mgb_put_stamps(ctx, "ctime", &obs.file_ctime, elapsed);
 	mgb_put_stamps(ctx, "dir1_ctime", &obs.dir_ctime[0], elapsed);
 	mgb_put_stamps(ctx, "dir1_mtime", &obs.dir_mtime[0], elapsed);

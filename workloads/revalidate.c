@@ -337,6 +337,7 @@ static int reval_run(struct mgb_ctx *ctx)
 		goto out;
 	c->last_seen = c->version;
 
+	mgb_measure_begin(ctx);
 	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
 	r = pthread_create(&tid, NULL, poller, &rv);
 	if (r != 0) {
@@ -346,6 +347,7 @@ static int reval_run(struct mgb_ctx *ctx)
 	written = writer(&rv, wbuf);
 	pthread_join(tid, NULL);
 	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+	mgb_measure_end(ctx);
 	if (atomic_load(&rv.error))
 		goto out;
 
