@@ -14,12 +14,23 @@ static const char *const invariant_keys[] = {
 	NULL,
 };
 
-static bool is_invariant(const char *key)
+/* Booleans that must be true for the cell's numbers to mean anything. */
+static const char *const must_be_true_keys[] = {
+	"conclusive",        /* revalidate: enough fresh polls to judge */
+	NULL,
+};
+
+static bool in_list(const char *const *list, const char *key)
 {
-	for (const char *const *k = invariant_keys; *k; k++)
+	for (const char *const *k = list; *k; k++)
 		if (!strcmp(*k, key))
 			return true;
 	return false;
+}
+
+static bool is_invariant(const char *key)
+{
+	return in_list(invariant_keys, key);
 }
 
 static unsigned walk(json_t *obj, char *path, size_t len, json_t *cell, FILE *out)
@@ -34,6 +45,12 @@ static unsigned walk(json_t *obj, char *path, size_t len, json_t *cell, FILE *ou
 		snprintf(path + n, len - n, "%s%s", n ? "." : "", key);
 		if (json_is_object(v)) {
 			bad += walk(v, path, len, cell, out);
+		} else if (in_list(must_be_true_keys, key) && json_is_false(v)) {
+			fprintf(out, "mgbench: check failed: %s on %s via %s: %s = false\n",
+				json_string_value(json_object_get(cell, "workload")),
+				json_string_value(json_object_get(cell, "fs")),
+				json_string_value(json_object_get(cell, "backend")), path);
+			bad++;
 		} else if (is_invariant(key) && json_is_integer(v) && json_integer_value(v) > 0) {
 			fprintf(out, "mgbench: check failed: %s on %s via %s: %s = %lld\n",
 				json_string_value(json_object_get(cell, "workload")),

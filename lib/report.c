@@ -16,7 +16,9 @@ static void print_value(FILE *out, json_t *v, const char *format)
 		fprintf(out, " %*s", COL_WIDTH, "-");
 		return;
 	}
-	if (!strcmp(format, "ratio"))
+	if (!strcmp(format, "yesno"))
+		snprintf(buf, sizeof(buf), "%s", json_is_true(v) ? "yes" : "NO");
+	else if (!strcmp(format, "ratio"))
 		/* Truncated, not rounded: 0.9995 must not read as 1.000. */
 		snprintf(buf, sizeof(buf), "%.3f", (double)(long long)(json_number_value(v) * 1000.0) / 1000.0);
 	else if (!strcmp(format, "ns"))

@@ -76,7 +76,7 @@ enum mgb_better {
 struct mgb_column {
 	const char *header; /* at most 9 characters */
 	const char *path;   /* dotted path into the cell's "metrics" object */
-	const char *format; /* "int", "ratio", "ns", "rate", "float" */
+	const char *format; /* "int", "ratio", "ns", "rate", "float", "yesno" (a boolean) */
 	enum mgb_better better;
 	/* For a metric that counts events out of trials (a count or a ratio of one), the dotted
 	 * paths of both, so compare can test the proportion without repeats; NULL otherwise. */

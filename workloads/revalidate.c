@@ -16,25 +16,30 @@
  *
  * Misses count versions, each once: at a stale poll, versions x in (cached v, w] not counted
  * before are missed, and each x goes to exactly one class by when write x began relative to the
- * stat whose stamp the client cached (b: the writer sets `started` to x before it calls pwrite
- * for x, and the poller reads it right after that stat returned):
- *   ordering     x <= b: write x had begun by the time the cached stamp was taken, yet the
- *                client's re-read got older data: the stamp was settled before the data was
+ * stat whose stamp the client cached.  The writer sets `started` to x before it calls pwrite
+ * for x; the poller reads it right before that stat (b0) and right after it returned (b1):
+ *   ordering     x <= b0: write x had certainly begun before the cached stamp was taken, yet
+ *                the client's re-read got older data: the stamp was settled before the data was
  *                visible, and old data now sits under a stamp that write will not move again.
- *   granularity  x > b: write x began after the stat, completed (the oracle saw its data
+ *   inflight     b0 < x <= b1: write x was announced while the stat ran; whether its stamp
+ *                update came before or after the stamp was read cannot be told.
+ *   granularity  x > b1: write x began after the stat, completed (the oracle saw its data
  *                before this poll's stat), and the stamp still equals the cached one: it did
  *                not move across a completed write.
- * A write that overlaps the stat syscall counts as ordering.  With --sequenced, write k+1 only
- * starts after the poll that follows write k has finished, and that poll only starts once write
- * k has returned, so at every re-read b == v: each missed version is > b, and an ordering miss is
- * impossible by construction.  On a multigrain filesystem the stat arms the inode's QUERIED
+ * With --sequenced, write k+1 only starts after the poll that follows write k has finished, and
+ * that poll only starts once write k has returned, so at every re-read b0 == b1 == v: each
+ * missed version is > b1, and ordering and inflight misses are impossible by construction.  On a multigrain filesystem the stat arms the inode's QUERIED
  * flag, so the first stamp update after it gives a new stamp, and stamps never come back: a
  * multigrain kernel shows no granularity misses, in either mode.
  *
- * Free-running results depend on the two threads really running side by side; fresh_polls
- * (polls whose oracle saw newer data than the previous poll's) shows whether they did.
+ * Free-running results depend on the two threads really running side by side, so the writer
+ * and the poller are pinned to two different CPUs where there are two (pinned says whether it
+ * took), and fresh_polls (polls whose oracle saw newer data than the previous poll's) shows
+ * whether they did: with fewer than min_fresh_polls the cell is inconclusive (conclusive
+ * false, a failure under --check), never a clean 0.
  */
 #include "config.h"
+#include "affinity.h"
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
@@ -62,24 +67,29 @@ static const struct mgb_workload_option reval_options[] = {
 };
 
 static const struct mgb_column reval_columns[] = {
-	{ "versions", "versions_written", "int", MGB_BETTER_NONE, NULL, NULL },
 	{ "polls", "polls", "int", MGB_BETTER_NONE, NULL, NULL },
 	{ "fresh", "fresh_polls", "int", MGB_BETTER_NONE, NULL, NULL },
-	{ "stale", "stale_polls", "int", MGB_BETTER_NONE, NULL, NULL },
 	{ "miss gran", "misses_granularity", "int", MGB_BETTER_LOWER, "misses_granularity", "versions_written" },
 	{ "miss ord", "misses_ordering", "int", MGB_BETTER_LOWER, "misses_ordering", "versions_written" },
+	{ "miss infl", "misses_inflight", "int", MGB_BETTER_NONE, "misses_inflight", "versions_written" },
+	{ "judged", "conclusive", "yesno", MGB_BETTER_NONE, NULL, NULL },
 	{ 0 },
 };
+
+/* A free-running cell needs this many fresh polls (or a tenth of the versions, if fewer were
+ * written) before its miss counts say anything. */
+#define MIN_FRESH_POLLS 100
 
 /* What the client caches, and what the poller counts. */
 struct client {
 	int64_t stamp;    /* cached ctime, ns */
 	uint64_t version; /* version of the cached data */
-	uint64_t began;   /* writes begun when the cached stamp was taken */
+	uint64_t began;   /* writes begun before the cached stamp's stat started */
+	uint64_t began_after; /* writes begun when that stat had returned */
 	uint64_t counted; /* versions up to here are already counted as missed */
 	uint64_t last_seen; /* the oracle's version at the previous poll */
 	uint64_t polls, fresh_polls, rereads, stale_polls, torn;
-	uint64_t miss_granularity, miss_ordering;
+	uint64_t miss_granularity, miss_ordering, miss_inflight;
 	char *buf;
 };
 
@@ -143,14 +153,17 @@ static int read_version(struct reval *rv, struct client *c, uint64_t *version)
 	return 0;
 }
 
-/* The client's view: the stamp it would cache, and how many writes had begun by then. */
-static int query(struct reval *rv, int64_t *stamp, uint64_t *began)
+/* The client's view: the stamp it would cache, and how many writes had begun before the stat
+ * and by the time it returned. */
+static int query(struct reval *rv, int64_t *stamp, uint64_t began[2])
 {
 	struct mgb_backend *be = rv->ctx->be;
 	struct mgb_stat st;
-	int r = be->ops->fstat(be, &rv->file, MGB_STAT_TIMES, &st);
+	int r;
 
-	*began = atomic_load(&rv->started);
+	began[0] = atomic_load(&rv->started);
+	r = be->ops->fstat(be, &rv->file, MGB_STAT_TIMES, &st);
+	began[1] = atomic_load(&rv->started);
 	if (r < 0 || !(st.mask & MGB_STAT_CTIME)) {
 		fail(rv, r < 0 ? r : -EOPNOTSUPP, "fstat (ctime)");
 		return -1;
@@ -160,12 +173,13 @@ static int query(struct reval *rv, int64_t *stamp, uint64_t *began)
 }
 
 /* Fill the cache: stamp first, then data, as a client does. */
-static int refill(struct reval *rv, struct client *c, int64_t stamp, uint64_t began)
+static int refill(struct reval *rv, struct client *c, int64_t stamp, const uint64_t began[2])
 {
 	if (read_version(rv, c, &c->version) < 0)
 		return -1;
 	c->stamp = stamp;
-	c->began = began;
+	c->began = began[0];
+	c->began_after = began[1];
 	c->counted = c->version;
 	return 0;
 }
@@ -173,30 +187,35 @@ static int refill(struct reval *rv, struct client *c, int64_t stamp, uint64_t be
 /*
  * A stale poll: the client keeps version c->version though the oracle saw `seen`.  Versions up
  * to c->counted were counted by an earlier stale poll of this cache entry; of the new ones,
- * those whose write had begun when the cached stamp was taken (<= c->began) are ordering
- * misses, the later ones granularity misses.
+ * those whose write had begun before the cached stamp's stat (<= c->began) are ordering misses,
+ * those begun while it ran (<= c->began_after) in-flight misses, the later ones granularity
+ * misses.
  */
+static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 static void count_misses(struct client *c, uint64_t seen)
 {
-	uint64_t lo = c->counted, ord_end = c->began;
+	uint64_t lo = c->counted, ord_end, infl_end;
 
 	if (seen <= lo)
 		return;
-	if (ord_end < lo)
-		ord_end = lo;
-	if (ord_end > seen)
-		ord_end = seen;
+	ord_end = clamp(c->began, lo, seen);
+	infl_end = clamp(c->began_after, ord_end, seen);
 	c->miss_ordering += ord_end - lo;
-	c->miss_granularity += seen - ord_end;
+	c->miss_inflight += infl_end - ord_end;
+	c->miss_granularity += seen - infl_end;
 	c->counted = seen;
 }
 
 static int poll_once(struct reval *rv, struct client *c)
 {
-	uint64_t seen, began;
+	uint64_t seen, began[2];
 	int64_t stamp;
 
-	if (read_version(rv, c, &seen) < 0 || query(rv, &stamp, &began) < 0)
+	if (read_version(rv, c, &seen) < 0 || query(rv, &stamp, began) < 0)
 		return -1;
 	c->polls++;
 	/* New data since the previous poll: the writer really ran while the poller did. */
@@ -295,6 +314,48 @@ static uint64_t writer(struct reval *rv, char *buf)
 	return k - 1;
 }
 
+/* The writer as a thread of its own, so that it can be pinned like the poller. */
+struct writer_job {
+	struct reval *rv;
+	char *buf;
+	uint64_t written;
+};
+
+static void *writer_thread(void *arg)
+{
+	struct writer_job *job = arg;
+
+	job->written = writer(job->rv, job->buf);
+	return NULL;
+}
+
+/* Both threads, on two different CPUs where there are two; *pinned says whether both took. */
+static int run_threads(struct reval *rv, char *wbuf, uint64_t *written, int cpu[2], bool *pinned)
+{
+	struct writer_job job = { .rv = rv, .buf = wbuf };
+	pthread_t poll_tid, write_tid;
+	bool poll_pinned, write_pinned;
+	int r;
+
+	mgb_pick_two_cpus(cpu);
+	r = mgb_thread_start_pinned(&poll_tid, cpu[1], poller, rv, &poll_pinned);
+	if (r < 0) {
+		fail(rv, r, "starting the poller thread");
+		return r;
+	}
+	r = mgb_thread_start_pinned(&write_tid, cpu[0], writer_thread, &job, &write_pinned);
+	if (r < 0) {
+		fail(rv, r, "starting the writer thread");
+		pthread_join(poll_tid, NULL);
+		return r;
+	}
+	pthread_join(write_tid, NULL);
+	pthread_join(poll_tid, NULL);
+	*written = job.written;
+	*pinned = poll_pinned && write_pinned;
+	return 0;
+}
+
 static int reval_run(struct mgb_ctx *ctx)
 {
 	const struct reval_params *p = ctx->params;
@@ -303,9 +364,10 @@ static int reval_run(struct mgb_ctx *ctx)
 	struct client *c = &rv.client;
 	bool opened = false;
 	char *wbuf = NULL;
-	uint64_t written = 0, began;
+	uint64_t written = 0, began[2], min_fresh;
+	int cpu[2] = { -1, -1 };
+	bool pinned = false;
 	int64_t t0, elapsed, stamp;
-	pthread_t tid;
 	int r;
 
 	if (mgb_require_op(ctx, pwrite) || mgb_require_op(ctx, pread) ||
@@ -333,19 +395,16 @@ static int reval_run(struct mgb_ctx *ctx)
 		fail(&rv, r < 0 ? r : -EIO, "pwrite");
 		goto out;
 	}
-	if (query(&rv, &stamp, &began) < 0 || refill(&rv, c, stamp, began) < 0)
+	if (query(&rv, &stamp, began) < 0 || refill(&rv, c, stamp, began) < 0)
 		goto out;
 	c->last_seen = c->version;
 
 	mgb_measure_begin(ctx);
 	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
-	r = pthread_create(&tid, NULL, poller, &rv);
-	if (r != 0) {
-		fail(&rv, -r, "starting the poller thread");
+	if (run_threads(&rv, wbuf, &written, cpu, &pinned) < 0) {
+		mgb_measure_end(ctx);
 		goto out;
 	}
-	written = writer(&rv, wbuf);
-	pthread_join(tid, NULL);
 	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
 	mgb_measure_end(ctx);
 	if (atomic_load(&rv.error))
@@ -358,9 +417,19 @@ static int reval_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "stale_polls", json_integer((json_int_t)c->stale_polls));
 	json_object_set_new(ctx->metrics, "misses_granularity", json_integer((json_int_t)c->miss_granularity));
 	json_object_set_new(ctx->metrics, "misses_ordering", json_integer((json_int_t)c->miss_ordering));
+	json_object_set_new(ctx->metrics, "misses_inflight", json_integer((json_int_t)c->miss_inflight));
 	json_object_set_new(ctx->metrics, "misses_granularity_per_s", json_real(mgb_per_s(c->miss_granularity, elapsed)));
 	json_object_set_new(ctx->metrics, "misses_ordering_per_s", json_real(mgb_per_s(c->miss_ordering, elapsed)));
+	json_object_set_new(ctx->metrics, "misses_inflight_per_s", json_real(mgb_per_s(c->miss_inflight, elapsed)));
 	json_object_set_new(ctx->metrics, "torn_reads", json_integer((json_int_t)c->torn));
+	/* Too few fresh polls: the threads did not really run side by side; the misses say nothing. */
+	min_fresh = written / 10 < MIN_FRESH_POLLS ? written / 10 : MIN_FRESH_POLLS;
+	if (min_fresh == 0)
+		min_fresh = 1;
+	json_object_set_new(ctx->metrics, "min_fresh_polls", json_integer((json_int_t)min_fresh));
+	json_object_set_new(ctx->metrics, "conclusive", json_boolean(c->fresh_polls >= min_fresh));
+	json_object_set_new(ctx->metrics, "pinned", json_boolean(pinned));
+	json_object_set_new(ctx->metrics, "cpus", cpu[0] >= 0 ? json_pack("[i, i]", cpu[0], cpu[1]) : json_null());
 	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
 out:
 	if (opened)
