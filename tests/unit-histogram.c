@@ -42,10 +42,12 @@ int main(void)
 		T_CHECK(p99 <= 990000 && p99 >= 990000 - 990000 / 32, "p99 = %lld", (long long)p99);
 	}
 
-	/* Negative values are clamped to 0 (callers count them separately as backwards). */
+	/* A negative value (a backwards step) is counted in bucket 0, but min stays exact. */
 	mgb_hist_init(&h);
 	mgb_hist_add(&h, -5);
-	T_CHECK(h.min == 0 && h.bucket[0] == 1, "negative clamps to 0");
+	mgb_hist_add(&h, 7);
+	T_CHECK(h.min == -5 && h.max == 7 && h.bucket[0] == 1, "min %lld max %lld", (long long)h.min, (long long)h.max);
+	T_CHECK(mgb_hist_quantile(&h, 0.0) == -5, "p0 is the raw min");
 
 	/* A skewed distribution: 99 zeros and one big step: p50 0, p99 0, max exact. */
 	mgb_hist_init(&h);
@@ -54,8 +56,45 @@ int main(void)
 	mgb_hist_add(&h, 4000000);
 	T_CHECK(mgb_hist_quantile(&h, 0.5) == 0, "p50 of mostly zeros");
 	T_CHECK(mgb_hist_quantile(&h, 0.99) == 0, "p99 of 99 zeros and 1 big: rank 99 is a zero");
-	T_CHECK(mgb_hist_quantile(&h, 0.995) == 4000000 - 4000000 % (4194304 / 32) || mgb_hist_quantile(&h, 0.995) <= 4000000,
-		"p99.5 reaches the big step");
+	/* 4000000 lies in [2^21, 2^22), whose 32 buckets are 65536 wide: its bucket starts at
+	 * 61 * 65536 = 3997696, and that edge is the quantile. */
+	T_CHECK(mgb_hist_quantile(&h, 0.995) == 3997696, "p99.5 = %lld, the big step's bucket edge",
+		(long long)mgb_hist_quantile(&h, 0.995));
 	T_CHECK(h.max == 4000000, "max exact");
+
+	/* The buckets for the document: non-empty only, clamped to [min, max], counts exact. */
+	{
+		struct mgb_hist_range r[MGB_HIST_MAX_RANGES];
+		unsigned n = mgb_hist_ranges(&h, r, MGB_HIST_MAX_RANGES);
+		uint64_t total = 0;
+
+		T_CHECK(n == 2, "two non-empty buckets, got %u", n);
+		T_CHECK(n == 2 && r[0].lo == 0 && r[0].hi == 0 && r[0].count == 99, "zeros: [%lld, %lld, %llu]",
+			(long long)r[0].lo, (long long)r[0].hi, (unsigned long long)r[0].count);
+		T_CHECK(n == 2 && r[1].lo == 3997696 && r[1].hi == 4000000 && r[1].count == 1,
+			"big step: [%lld, %lld, %llu]", (long long)r[1].lo, (long long)r[1].hi,
+			(unsigned long long)r[1].count);
+
+		/* 1..1000000 fills hundreds of buckets: merged to at most the bound, nothing lost,
+		 * ranges in order and not overlapping, first at min, last at max. */
+		mgb_hist_init(&h);
+		for (int64_t v = 1; v <= 1000000; v++)
+			mgb_hist_add(&h, v);
+		n = mgb_hist_ranges(&h, r, MGB_HIST_MAX_RANGES);
+		T_CHECK(n > 1 && n <= MGB_HIST_MAX_RANGES, "%u ranges", n);
+		for (unsigned i = 0; i < n; i++) {
+			total += r[i].count;
+			T_CHECK(r[i].lo <= r[i].hi, "range %u [%lld, %lld]", i, (long long)r[i].lo, (long long)r[i].hi);
+			T_CHECK(i == 0 || r[i].lo > r[i - 1].hi, "range %u overlaps the one before", i);
+		}
+		T_CHECK(total == 1000000, "ranges hold %llu values", (unsigned long long)total);
+		T_CHECK(r[0].lo == 1 && r[n - 1].hi == 1000000, "first %lld last %lld", (long long)r[0].lo,
+			(long long)r[n - 1].hi);
+		/* One sample per value: a range holds exactly hi - lo + 1 of them. */
+		T_CHECK(r[0].count == (uint64_t)(r[0].hi - r[0].lo + 1), "first range [%lld, %lld] holds %llu",
+			(long long)r[0].lo, (long long)r[0].hi, (unsigned long long)r[0].count);
+		mgb_hist_init(&h);
+		T_CHECK(mgb_hist_ranges(&h, r, MGB_HIST_MAX_RANGES) == 0, "empty: no ranges");
+	}
 	return t_result();
 }

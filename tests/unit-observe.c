@@ -44,7 +44,35 @@ int main(void)
 	T_CHECK(json_integer_value(json_object_get(j, "distinct")) == 3, "json distinct");
 	T_CHECK(json_integer_value(json_object_get(j, "backwards")) == 1, "json backwards");
 	T_CHECK(json_integer_value(json_object_get(json_object_get(j, "step_ns"), "max")) == 14500, "json step max");
+	/* The backwards step (-500) is the exact min, not 0. */
+	T_CHECK(json_integer_value(json_object_get(json_object_get(j, "step_ns"), "min")) == -500, "json step min %lld",
+		(long long)json_integer_value(json_object_get(json_object_get(j, "step_ns"), "min")));
+	{
+		/* Steps 0, 1000, -500, 14500: buckets [-500, 0] (the 0 and the -500), 1000's, 14500's. */
+		json_t *b = json_object_get(json_object_get(j, "step_ns"), "buckets");
+		json_int_t want[3][3] = { { -500, 0, 2 }, { 992, 1007, 1 }, { 14336, 14500, 1 } };
+
+		T_CHECK(json_array_size(b) == 3, "three buckets, got %zu", json_array_size(b));
+		for (size_t i = 0; i < 3 && json_array_size(b) == 3; i++)
+			for (size_t k = 0; k < 3; k++)
+				T_CHECK(json_integer_value(json_array_get(json_array_get(b, i), k)) == want[i][k],
+					"bucket %zu field %zu: %lld, want %lld", i, k,
+					(long long)json_integer_value(json_array_get(json_array_get(b, i), k)),
+					(long long)want[i][k]);
+	}
 	json_decref(j);
+
+	/* A rebase (meta's undo query) is checked for backwards and future but is not a round. */
+	mgb_obs_init(&o);
+	mgb_obs_baseline(&o, 5000);
+	mgb_obs_add(&o, 6000, 10000);
+	mgb_obs_rebase(&o, 5900, 10000);  /* backwards by 100 */
+	mgb_obs_rebase(&o, 30000, 10000); /* future by 20000 */
+	mgb_obs_add(&o, 30000, 40000);    /* same as the rebase: not distinct */
+	T_CHECK(o.rounds == 2 && o.distinct == 1, "rounds %llu distinct %llu", (unsigned long long)o.rounds,
+		(unsigned long long)o.distinct);
+	T_CHECK(o.backwards == 1 && o.worst_backwards_ns == 100, "rebase backwards %llu", (unsigned long long)o.backwards);
+	T_CHECK(o.future == 1 && o.worst_future_ns == 20000, "rebase future %llu", (unsigned long long)o.future);
 
 	/* No rounds: ratios are unknown (null), not 0. */
 	mgb_obs_init(&o);
