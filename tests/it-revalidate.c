@@ -2,14 +2,18 @@
  * Integration: `revalidate` on scratch ext4, xfs, btrfs, tmpfs and ramfs made by mgbench.
  * --sequenced: multigrain filesystems miss nothing; ramfs (coarse stamps) misses most versions,
  * all for granularity, none for ordering (impossible by construction).  Free-running: the run
- * works and reports both classes; the ordering race is timing-dependent and not asserted, but a
- * multigrain filesystem never misses for granularity.  SIGINT stops the handshake cleanly, bad
+ * works and reports the three classes (ordering, in-flight, granularity); the races are
+ * timing-dependent and not asserted, but a multigrain filesystem never misses for granularity,
+ * and the threads are pinned to two CPUs.  Confined to one CPU, the threads cannot run side by
+ * side: the cells come back with a handful of fresh polls and are inconclusive (NO in the table,
+ * conclusive false, exit 1 under --check), never a clean 0.  SIGINT stops the handshake cleanly, bad
  * options are usage errors, and the host is left as it was.
  */
 #include "config.h"
 #include "helpers.h"
 
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -59,10 +63,15 @@ static json_t *check_cell(json_t *doc, const char *fs, double rounds)
 	T_CHECK(t_metric(cell, "versions_written") == rounds, "%s versions %g", fs, t_metric(cell, "versions_written"));
 	T_CHECK(t_metric(cell, "polls") >= 1, "%s polls %g", fs, t_metric(cell, "polls"));
 	T_CHECK(is_integer(cell, "misses_granularity") && is_integer(cell, "misses_ordering") &&
-		is_integer(cell, "stale_polls"), "%s: miss counts are integers", fs);
+		is_integer(cell, "misses_inflight") && is_integer(cell, "stale_polls"), "%s: miss counts are integers", fs);
+	T_CHECK(json_is_boolean(json_object_get(json_object_get(cell, "metrics"), "conclusive")), "%s: conclusive", fs);
+	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2)
+		T_CHECK(json_is_true(json_object_get(json_object_get(cell, "metrics"), "pinned")),
+			"%s: writer and poller pinned to two CPUs", fs);
 	T_CHECK(t_metric(cell, "misses_granularity_per_s") >= 0 && t_metric(cell, "misses_ordering_per_s") >= 0,
 		"%s: miss rates present", fs);
-	T_CHECK(t_metric(cell, "misses_granularity") + t_metric(cell, "misses_ordering") <= rounds,
+	T_CHECK(t_metric(cell, "misses_granularity") + t_metric(cell, "misses_ordering") +
+		t_metric(cell, "misses_inflight") <= rounds,
 		"%s: a version is missed at most once", fs);
 	T_CHECK(t_metric(cell, "elapsed_ns") > 0, "%s elapsed", fs);
 	return cell;
@@ -86,16 +95,60 @@ static void sequenced(void)
 			t_metric(cell, "misses_granularity"));
 		T_CHECK(t_metric(cell, "misses_ordering") == 0, "%s ordering misses %g", mg[i],
 			t_metric(cell, "misses_ordering"));
+		T_CHECK(t_metric(cell, "misses_inflight") == 0, "%s in-flight misses %g", mg[i],
+			t_metric(cell, "misses_inflight"));
+		T_CHECK(json_is_true(json_object_get(json_object_get(cell, "metrics"), "conclusive")),
+			"%s: a poll per version is conclusive", mg[i]);
 	}
 	cell = check_cell(doc, "ramfs", 2000);
 	if (cell) {
 		/* 2000 handshakes take ~50 ms, a dozen 4 ms ticks: measured ~1988 misses; assert over half. */
 		T_CHECK(t_metric(cell, "misses_granularity") > 1000, "ramfs granularity misses %g, want > 1000",
 			t_metric(cell, "misses_granularity"));
-		T_CHECK(t_metric(cell, "misses_ordering") == 0, "ramfs ordering misses %g",
-			t_metric(cell, "misses_ordering"));
+		T_CHECK(t_metric(cell, "misses_ordering") == 0 && t_metric(cell, "misses_inflight") == 0,
+			"ramfs ordering misses %g, in-flight %g", t_metric(cell, "misses_ordering"),
+			t_metric(cell, "misses_inflight"));
 	}
 	json_decref(doc);
+}
+
+/* One CPU for both threads: they take turns, so the poller sees new data a few times only. */
+static void one_cpu(void)
+{
+	const char *path = t_result_path("one-cpu.json");
+	const char *const args[] = { "run", "revalidate", "--fs", "tmpfs,ramfs", "--rounds", "10000", "--check",
+				     "-o", path, NULL };
+	cpu_set_t old, one;
+	struct t_output o;
+	json_t *doc;
+
+	if (sched_getaffinity(0, sizeof(old), &old) < 0)
+		return;
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &old)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	T_CHECK(sched_setaffinity(0, sizeof(one), &one) == 0, "confine to one CPU");
+	t_mgbench(&o, args); /* the child inherits the affinity */
+	sched_setaffinity(0, sizeof(old), &old);
+	fprintf(stderr, "revalidate on one CPU:\n%s%s", o.out, o.err);
+	T_CHECK(o.status == 1, "one CPU --check: exit %d, want 1 (inconclusive)", o.status);
+	T_CHECK(strstr(o.err, "conclusive = false") != NULL, "--check names the inconclusive cell: %s", o.err);
+	T_CHECK(strstr(o.out, " NO") != NULL, "table says NO:\n%s", o.out);
+	doc = t_load(path);
+	for (size_t i = 0; doc && i < 2; i++) {
+		json_t *cell = t_cell(doc, "revalidate", i ? "ramfs" : "tmpfs");
+		json_t *m = json_object_get(cell, "metrics");
+
+		T_CHECK(cell != NULL, "one CPU: cell present");
+		T_CHECK(json_is_false(json_object_get(m, "conclusive")), "one CPU: conclusive false (fresh %g, min %g)",
+			t_metric(cell, "fresh_polls"), t_metric(cell, "min_fresh_polls"));
+		T_CHECK(json_is_false(json_object_get(m, "pinned")), "one CPU: not pinned, and says so");
+	}
+	json_decref(doc);
+	t_output_free(&o);
 }
 
 static void free_running(void)
@@ -207,6 +260,7 @@ int main(void)
 	t_host_snapshot(&before);
 	sequenced();
 	free_running();
+	one_cpu();
 	interrupt_sequenced();
 	odd_size();
 	bad_options();

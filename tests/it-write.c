@@ -3,13 +3,75 @@
  * Multigrain filesystems give a distinct ctime on every round, never backwards, never in the
  * future (and --check passes: a low distinct ratio on ramfs is a fact, not a violation);
  * ramfs (coarse stamps) gives no more than coarse ticks and floor moves allow: far fewer, unless
- * other processes' fine stamps are moving the global floor.  The host is left as it was.
+ * other processes' fine stamps are moving the global floor.  With --query 2 the tracepoint counts
+ * the changes: every write after a query changes ctime, the one after it normally does not, so
+ * the count lies between the queries (less the first write's, which the baseline query armed
+ * and which is left out) and queries + elapsed ticks + floor moves + 1.  The host is left as it
+ * was.
  */
 #include "config.h"
 #include "helpers.h"
 
 #include <math.h>
 #include <string.h>
+
+static json_t *mg_counter(json_t *cell, const char *name)
+{
+	return json_object_get(json_object_get(json_object_get(cell, "counters"), "multigrain"), name);
+}
+
+/* --query 2: the tracepoint's count of ctime changes against what the queries imply. */
+static void query_two(void)
+{
+	static const char *const mg[] = { "ext4", "xfs", "btrfs", "tmpfs" };
+	const char *path = t_result_path("write-q2.json");
+	const char *const args[] = { "run", "write", "--fs", "ext4,xfs,btrfs,tmpfs,ramfs", "--rounds", "3000",
+				     "--query", "2", "-o", path, NULL };
+	struct t_output o;
+	json_t *doc, *cell;
+	double tick_ns;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "--query 2: exit %d: %s", o.status, o.err);
+	doc = t_load(path);
+	T_CHECK(doc != NULL, "--query 2: document written");
+	tick_ns = doc ? (double)json_integer_value(json_object_get(
+				json_object_get(json_object_get(doc, "kernel"), "clocks"), "coarse_tick_ns"))
+		      : 0;
+	for (size_t i = 0; doc && i < 4; i++) {
+		double queries, changes, ticks, floor_moves;
+
+		cell = t_cell(doc, "write", mg[i]);
+		T_CHECK(cell != NULL, "--query 2: %s cell present", mg[i]);
+		if (!cell)
+			continue;
+		queries = t_metric(cell, "queries");
+		changes = t_metric(cell, "ctime_changes");
+		ticks = ceil(t_metric(cell, "elapsed_ns") / tick_ns);
+		floor_moves = json_is_integer(mg_counter(cell, "floor_swaps"))
+				      ? (double)json_integer_value(mg_counter(cell, "floor_swaps")) : NAN;
+		T_CHECK(queries == 1500, "%s: queries %g", mg[i], queries);
+		T_CHECK(!strcmp(json_string_value(json_object_get(json_object_get(cell, "metrics"), "ctime_changes_source")),
+				"tracepoint"), "%s: counted by the tracepoint", mg[i]);
+		T_CHECK(t_metric(cell, "ctime_changes_excluded") == 1, "%s: the baseline-armed change is left out", mg[i]);
+		T_CHECK(changes >= queries - 1, "%s: %g changes, fewer than the %g queries armed", mg[i], changes, queries);
+		/* Each query arms at most one fine stamp of ours, and each moves the floor: the floor
+		 * moves beyond that are other processes'. */
+		if (!isnan(floor_moves))
+			floor_moves = floor_moves > queries ? floor_moves - queries : 0;
+		if (!isnan(floor_moves))
+			T_CHECK(changes <= queries + ticks + floor_moves + 1,
+				"%s: %g changes, more than %g queries + %g ticks + %g others' floor moves + 1", mg[i],
+				changes, queries, ticks, floor_moves);
+		fprintf(stderr, "--query 2 on %s: %g changes, %g queries, %g ticks, %g others' floor moves\n", mg[i], changes,
+			queries, ticks, floor_moves);
+	}
+	/* ramfs: the tracepoint never fires, so the count is unknown, not 0. */
+	cell = doc ? t_cell(doc, "write", "ramfs") : NULL;
+	T_CHECK(cell && isnan(t_metric(cell, "ctime_changes")), "ramfs --query 2: ctime_changes null");
+	json_decref(doc);
+	t_output_free(&o);
+}
 
 int main(void)
 {
@@ -66,6 +128,7 @@ int main(void)
 	}
 	json_decref(doc);
 	t_output_free(&o);
+	query_two();
 	t_host_check_clean(&before, "after write");
 	t_cleanup();
 	return t_result();
