@@ -109,7 +109,7 @@ int main(void)
 		T_CHECK(t_metric(cell, "ctime.backwards") == 0, "%s backwards %g", mg[i], t_metric(cell, "ctime.backwards"));
 		T_CHECK(t_metric(cell, "ctime.future") == 0, "%s future %g", mg[i], t_metric(cell, "ctime.future"));
 		T_CHECK(t_metric(cell, "mtime.backwards") == 0, "%s mtime backwards", mg[i]);
-		T_CHECK(t_metric(cell, "writes_per_s") > 0, "%s ops/s", mg[i]);
+		T_CHECK(t_metric(cell, "writes_per_s") > 0, "%s writes/s", mg[i]);
 		/* Every write gave a new ctime. */
 		T_CHECK(t_metric(cell, "ctime_changes") >= 3000, "%s traced changes %g", mg[i],
 			t_metric(cell, "ctime_changes"));
