@@ -96,9 +96,17 @@ static void run_statx06(const char *wait, const char *ticks, const char *rounds)
 		T_CHECK(t_metric(cell, "all.current.fine_stamps") >= 0.9 * 2 * n,
 			"%s: current groups took %g fine stamps in %g rounds", mg[i],
 			t_metric(cell, "all.current.fine_stamps"), 2 * n);
-		T_CHECK(t_metric(cell, "all.armed.fine_stamps") <= 0.5 * 2 * n,
-			"%s: armed groups took %g fine stamps in %g rounds (the 2023 rule?)", mg[i],
-			t_metric(cell, "all.armed.fine_stamps"), 2 * n);
+		/* Only on a quiet machine: others' fine stamps lift the floor, and a lifted coarse
+		 * stamp looks fine from outside (the global counter then runs far ahead). */
+		if (group_metric(cell, "write.armed", "fine_stamps_global") + group_metric(cell, "chmod.armed",
+											    "fine_stamps_global") <= 0.5 * 2 * n)
+			T_CHECK(t_metric(cell, "all.armed.fine_stamps") <= 0.5 * 2 * n,
+				"%s: armed groups took %g fine stamps in %g rounds (the 2023 rule?)", mg[i],
+				t_metric(cell, "all.armed.fine_stamps"), 2 * n);
+		else
+			fprintf(stderr, "%s: armed groups not judged: %g fine stamps on the machine meanwhile\n", mg[i],
+				group_metric(cell, "write.armed", "fine_stamps_global") +
+					group_metric(cell, "chmod.armed", "fine_stamps_global"));
 		/* With no wait the fine stamp is later than the coarse clock for the rest of the tick. */
 		if (!strcmp(ticks, "0"))
 			T_CHECK(group_metric(cell, "write.current", "above_after") > 0,

@@ -12,7 +12,11 @@
  *                     stamp, or a coarse one raised to the global floor, can lie above it.
  *   above_after_fine  stamp > after_fine: a stamp from the future, a real violation.
  *   fine_stamps       measured changes that the kernel's timestamp:ctime_ns_xchg tracepoint saw
- *                     swap in a ctime above CLOCK_REALTIME_COARSE read right after the change
+ *                     swap in a ctime above CLOCK_REALTIME_COARSE read right after the change.
+ *                     Exact on a quiet machine (it then equals fine_stamps_global); while other
+ *                     processes take fine stamps the floor lifts coarse stamps above the coarse
+ *                     clock too, and no tracepoint tells the two apart: fine_stamps_global far
+ *                     above the group's rounds says the count includes such lifts.
  *
  * The groups differ in what the file's QUERIED flag and ctime are at the measured change:
  *   unqueried  the flag is clear: the previous round's read armed it, so first wait until the
