@@ -34,7 +34,7 @@
  *
  * Free-running results depend on the two threads really running side by side, so the writer
  * and the poller are pinned to two different CPUs where there are two (pinned says whether it
- * took), and fresh_polls (polls whose oracle saw newer data than the previous poll's) shows
+ * took; --sequenced threads take turns and are not pinned), and fresh_polls (polls whose oracle saw newer data than the previous poll's) shows
  * whether they did: with fewer than min_fresh_polls the cell is inconclusive (conclusive
  * false, a failure under --check), never a clean 0.
  */
@@ -329,7 +329,11 @@ static void *writer_thread(void *arg)
 	return NULL;
 }
 
-/* Both threads, on two different CPUs where there are two; *pinned says whether both took. */
+/*
+ * Both threads, free-running on two different CPUs where there are two; *pinned says whether
+ * both took.  --sequenced threads take turns, so they are not pinned: a pinned handoff waits for
+ * its CPU, and on a busy machine that only slows the turns.
+ */
 static int run_threads(struct reval *rv, char *wbuf, uint64_t *written, int cpu[2], bool *pinned)
 {
 	struct writer_job job = { .rv = rv, .buf = wbuf };
@@ -337,7 +341,8 @@ static int run_threads(struct reval *rv, char *wbuf, uint64_t *written, int cpu[
 	bool poll_pinned, write_pinned;
 	int r;
 
-	mgb_pick_two_cpus(cpu);
+	if (!rv->sequenced)
+		mgb_pick_two_cpus(cpu);
 	r = mgb_thread_start_pinned(&poll_tid, cpu[1], poller, rv, &poll_pinned);
 	if (r < 0) {
 		fail(rv, r, "starting the poller thread");
