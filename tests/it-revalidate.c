@@ -104,9 +104,16 @@ static void sequenced(void)
 	}
 	cell = check_cell(doc, "ramfs", 2000);
 	if (cell) {
-		/* 2000 handshakes take ~50 ms, a dozen 4 ms ticks: measured ~1988 misses; assert over half. */
-		T_CHECK(t_metric(cell, "misses_granularity") > 1000, "ramfs granularity misses %g, want > 1000",
-			t_metric(cell, "misses_granularity"));
+		/* Coarse stamps: the ctime moves once per tick or floor move, so the client re-reads
+		 * at most that often.  2000 handshakes take ~50 ms, a dozen 4 ms ticks: measured ~1988
+		 * misses; assert over half, unless others' fine stamps moved the floor that often
+		 * (a parallel make check), which lifts ramfs stamps too. */
+		if (t_check_coarse_bound(doc, cell, "revalidate --sequenced on ramfs", t_metric(cell, "rereads"), 2000) <
+		    500)
+			T_CHECK(t_metric(cell, "misses_granularity") > 1000, "ramfs granularity misses %g, want > 1000",
+				t_metric(cell, "misses_granularity"));
+		else
+			fprintf(stderr, "ramfs --sequenced: the floor moved too often to judge the misses\n");
 		T_CHECK(t_metric(cell, "misses_ordering") == 0 && t_metric(cell, "misses_inflight") == 0,
 			"ramfs ordering misses %g, in-flight %g", t_metric(cell, "misses_ordering"),
 			t_metric(cell, "misses_inflight"));
