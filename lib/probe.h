@@ -68,5 +68,8 @@ struct mgb_mgtime_probe {
 };
 
 int mgb_mgtime_probe(const struct mgb_target *t, const struct mgb_clockinfo *ci, struct mgb_mgtime_probe *p, char *err);
+/* The probe as a cell's "multigrain" object: {"in_effect": true|false|null, "evidence": {...}},
+ * null with evidence.reason when the probe could not run. */
+json_t *mgb_mgtime_evidence_json(const struct mgb_target *t, const struct mgb_clockinfo *ci);
 
 #endif

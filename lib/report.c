@@ -82,8 +82,48 @@ static void print_params(FILE *out, json_t *params)
 		fputc('\n', out);
 }
 
+/* Under each block, where multigrain was in effect (the cells' own probe), so a pasted table
+ * says what kind of kernel and filesystem made it. */
+struct mg_line {
+	char yes[160], no[160], unknown[160];
+};
+
+static void mg_line_add(struct mg_line *l, json_t *cell)
+{
+	json_t *in_effect = json_object_get(json_object_get(cell, "multigrain"), "in_effect");
+	const char *fs = json_string_value(json_object_get(cell, "fs")) ?: "?";
+	char *list = json_is_true(in_effect) ? l->yes : json_is_false(in_effect) ? l->no : l->unknown;
+	size_t n = strlen(list);
+
+	if (!json_object_get(cell, "multigrain"))
+		return;
+	/* One mention per filesystem: repeats and backends share the fs. */
+	for (const char *p = strstr(list, fs); p; p = strstr(p + 1, fs))
+		if ((p == list || p[-1] == ' ') && (p[strlen(fs)] == ' ' || !p[strlen(fs)]))
+			return;
+	snprintf(list + n, sizeof(l->yes) - n, "%s%s", n ? " " : "", fs);
+}
+
+static void mg_line_print(FILE *out, struct mg_line *l)
+{
+	char text[620];
+	int n = snprintf(text, sizeof(text), "multigrain: ");
+
+	if (*l->yes)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "yes on %s", l->yes);
+	if (*l->no)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%sno on %s", *l->yes ? "; " : "", l->no);
+	if (*l->unknown)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%sunknown on %s", *l->yes || *l->no ? "; " : "",
+			      l->unknown);
+	if (*l->yes || *l->no || *l->unknown)
+		print_wrapped(out, text, 0);
+	memset(l, 0, sizeof(*l));
+}
+
 void mgb_report_print(FILE *out, json_t *doc)
 {
+	struct mg_line mg = { 0 };
 	json_t *cells = json_object_get(doc, "cells");
 	const char *last_block = NULL;
 	char *block_key = NULL;
@@ -100,6 +140,7 @@ void mgb_report_print(FILE *out, json_t *doc)
 			continue;
 		key = block_key_of(cell);
 		if (!last_block || strcmp(block_key, key)) {
+			mg_line_print(out, &mg);
 			fprintf(out, "%s%s: %s\n", last_block ? "\n" : "", w->name, w->summary);
 			print_params(out, json_object_get(cell, "params"));
 			fprintf(out, "%-6s%-6s", "fs", "via");
@@ -112,6 +153,7 @@ void mgb_report_print(FILE *out, json_t *doc)
 		} else {
 			free(key);
 		}
+		mg_line_add(&mg, cell);
 		fprintf(out, "%-6.6s%-6.6s", json_string_value(json_object_get(cell, "fs")),
 			json_string_value(json_object_get(cell, "backend")));
 		if (!json_is_object(metrics)) {
@@ -125,5 +167,6 @@ void mgb_report_print(FILE *out, json_t *doc)
 			fprintf(out, " (%s)", json_string_value(json_object_get(cell, "status")));
 		fputc('\n', out);
 	}
+	mg_line_print(out, &mg);
 	free(block_key);
 }

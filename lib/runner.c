@@ -57,6 +57,8 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		snprintf(comm, sizeof(comm), "mgb-%s", spec->workload->name);
 		prctl(PR_SET_NAME, comm);
 		snprintf(label, sizeof(label), "%s on %s", spec->workload->name, t.label);
+		/* Is multigrain in effect here?  Asked before the counters' window opens. */
+		json_object_set_new(cell, "multigrain", mgb_mgtime_evidence_json(&t, ci));
 		mgb_progress_begin(progress, label);
 		mgb_mg_counters_read(&before);
 		run_ns = mgb_clock_ns(CLOCK_MONOTONIC);

@@ -110,6 +110,8 @@ int main(void)
 		T_CHECK(t_metric(cell, "ctime.future") == 0, "%s future %g", mg[i], t_metric(cell, "ctime.future"));
 		T_CHECK(t_metric(cell, "mtime.backwards") == 0, "%s mtime backwards", mg[i]);
 		T_CHECK(t_metric(cell, "writes_per_s") > 0, "%s writes/s", mg[i]);
+		T_CHECK(json_is_true(json_object_get(json_object_get(cell, "multigrain"), "in_effect")),
+			"%s: the cell records multigrain in effect", mg[i]);
 		/* Every write gave a new ctime. */
 		T_CHECK(t_metric(cell, "ctime_changes") >= 3000, "%s traced changes %g", mg[i],
 			t_metric(cell, "ctime_changes"));
@@ -125,7 +127,11 @@ int main(void)
 		if (floor_moves < 300)
 			T_CHECK(ratio < 0.2, "ramfs distinct ratio %g should be far below 1", ratio);
 		T_CHECK(t_metric(cell, "ctime.backwards") == 0, "ramfs backwards");
+		T_CHECK(json_is_false(json_object_get(json_object_get(cell, "multigrain"), "in_effect")),
+			"ramfs: the cell records multigrain not in effect");
 	}
+	T_CHECK(strstr(o.out, "multigrain: yes on ext4 xfs btrfs tmpfs; no on ramfs") != NULL,
+		"the table says where multigrain was in effect:\n%s", o.out);
 	json_decref(doc);
 	t_output_free(&o);
 	query_two();

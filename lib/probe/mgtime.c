@@ -60,9 +60,15 @@ int mgb_mgtime_probe(const struct mgb_target *t, const struct mgb_clockinfo *ci,
 	unlink(path);
 
 	p->elapsed_ticks = ci->coarse_tick_ns > 0 ? (double)(t1 - t0) / (double)ci->coarse_tick_ns : 0;
-	/* Coarse stamps cannot give more distinct values than ticks elapsed (+1 for the edge). */
+	/*
+	 * Coarse stamps cannot give more distinct values than ticks elapsed (+1 for the edge).  But
+	 * the global floor lifts coarse stamps too, so a busy machine can make a coarse inode look
+	 * fine; where the tracepoint exists it decides: it fires only on the multigrain getattr path.
+	 */
 	p->multigrain = p->distinct >= (PROBE_ROUNDS - 1) * 99 / 100 &&
 			(double)p->distinct > 2.0 * (p->elapsed_ticks + 1.0);
+	if (p->fill_mg_cmtime_events >= 0)
+		p->multigrain = p->fill_mg_cmtime_events >= PROBE_ROUNDS / 2;
 	snprintf(p->evidence, sizeof(p->evidence), "%llu distinct ctimes in %u write+statx rounds over %.1f ticks",
 		 (unsigned long long)p->distinct, PROBE_ROUNDS - 1, p->elapsed_ticks);
 	if (p->fill_mg_cmtime_events >= 0) {
@@ -77,4 +83,18 @@ fail:
 	close(fd);
 	unlink(path);
 	return -1;
+}
+
+json_t *mgb_mgtime_evidence_json(const struct mgb_target *t, const struct mgb_clockinfo *ci)
+{
+	struct mgb_mgtime_probe p;
+	char err[MGB_ERR_LEN];
+
+	if (mgb_mgtime_probe(t, ci, &p, err) < 0)
+		return json_pack("{s:n, s:{s:s}}", "in_effect", "evidence", "reason", err);
+	return json_pack("{s:b, s:{s:s, s:s, s:i, s:I, s:f, s:o}}", "in_effect", p.multigrain, "evidence",
+			 "method", p.fill_mg_cmtime_events >= 0 ? "fill_mg_cmtime tracepoint" : "distinct ctimes",
+			 "summary", p.evidence, "rounds", (int)p.rounds - 1, "distinct", (json_int_t)p.distinct,
+			 "elapsed_ticks", p.elapsed_ticks, "fill_mg_cmtime_events",
+			 p.fill_mg_cmtime_events >= 0 ? json_integer(p.fill_mg_cmtime_events) : json_null());
 }
