@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -27,6 +28,46 @@ static int event_id(const char *group, const char *event)
 	return id;
 }
 
+/*
+ * The online CPUs, from the kernel's own list ("0-3,5,7-8"): perf counts a tracepoint per CPU,
+ * so each must be named, and a CPU we skip is hits we miss.  More than max is an error, not a
+ * silent cut.
+ */
+static int online_cpus(int *cpus, int max, char *err)
+{
+	char list[4096], *p = list, *end;
+	int n = 0;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+
+	if (!f)
+		return mgb_err(err, "/sys/devices/system/cpu/online: %s", strerror(errno));
+	if (!fgets(list, sizeof(list), f)) {
+		fclose(f);
+		return mgb_err(err, "/sys/devices/system/cpu/online is empty");
+	}
+	fclose(f);
+	while (*p && *p != '\n') {
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p || lo < 0)
+			return mgb_err(err, "cannot parse /sys/devices/system/cpu/online: %s", list);
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p || hi < lo)
+				return mgb_err(err, "cannot parse /sys/devices/system/cpu/online: %s", list);
+		}
+		for (long c = lo; c <= hi; c++) {
+			if (n == max)
+				return mgb_err(err, "more than %d online CPUs: per-CPU tracepoint counting is capped there",
+					       max);
+			cpus[n++] = (int)c;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
 bool mgb_tracepoint_exists(const char *group, const char *event)
 {
 	return event_id(group, event) >= 0;
@@ -37,29 +78,32 @@ int mgb_tracecount_open(struct mgb_tracecount *tc, const char *group, const char
 {
 	struct perf_event_attr attr;
 	char filter[128];
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int cpus[MGB_TRACECOUNT_MAX_CPUS], ncpu;
 	int id = event_id(group, event);
 
 	tc->nfds = 0;
 	if (id < 0)
 		return mgb_err(err, "tracepoint %s:%s not found under " MGB_TRACING_DIR, group, event);
-	if (ncpu > MGB_TRACECOUNT_MAX_CPUS)
-		ncpu = MGB_TRACECOUNT_MAX_CPUS;
+	ncpu = online_cpus(cpus, MGB_TRACECOUNT_MAX_CPUS, err);
+	if (ncpu < 0)
+		return -1;
 	memset(&attr, 0, sizeof(attr));
 	attr.type = PERF_TYPE_TRACEPOINT;
 	attr.size = sizeof(attr);
 	attr.config = (uint64_t)id;
 	attr.disabled = 1;
-	/* dev_t inside the kernel is major << 20 | minor */
+	/*
+	 * dev_t inside the kernel is major << 20 | minor.  (dev, ino) names one inode on the
+	 * filesystems mgbench makes; on btrfs with several subvolumes inode numbers repeat under one
+	 * superblock, so a count there could include another subvolume's inode of the same number.
+	 */
 	snprintf(filter, sizeof(filter), "ino == %llu && dev == %u", (unsigned long long)ino,
 		 (dev_major << 20) | dev_minor);
-	for (long cpu = 0; cpu < ncpu; cpu++) {
-		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	for (int i = 0; i < ncpu; i++) {
+		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 
 		if (fd < 0) {
-			if (errno == ENODEV || errno == EINVAL)
-				continue; /* offline CPU */
-			mgb_err(err, "perf_event_open(%s:%s): %s", group, event, strerror(errno));
+			mgb_err(err, "perf_event_open(%s:%s) on CPU %d: %s", group, event, cpus[i], strerror(errno));
 			mgb_tracecount_close(tc);
 			return -1;
 		}
@@ -70,10 +114,12 @@ int mgb_tracecount_open(struct mgb_tracecount *tc, const char *group, const char
 			return -1;
 		}
 	}
-	if (tc->nfds == 0)
-		return mgb_err(err, "perf_event_open(%s:%s): no CPU accepted the event", group, event);
 	for (int i = 0; i < tc->nfds; i++)
-		ioctl(tc->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+		if (ioctl(tc->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0) {
+			mgb_err(err, "enabling %s:%s: %s", group, event, strerror(errno));
+			mgb_tracecount_close(tc);
+			return -1;
+		}
 	return 0;
 }
 
