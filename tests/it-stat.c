@@ -30,10 +30,19 @@ static void run_mask(const char *mask)
 			t_metric(cell, "queries"));
 		T_CHECK(t_metric(cell, "queries_per_s") > 0, "%s queries/s", fs);
 		T_CHECK(t_metric(cell, "writer_writes") > 0, "%s writer wrote", fs);
-		if (!strcmp(mask, "times"))
+		if (!strcmp(mask, "times")) {
 			T_CHECK(t_metric(cell, "ctime_changes_seen") > 0, "%s: queries see the writer's changes", fs);
-		else
+			/* The kernel's view: every times query took the multigrain getattr path. */
+			T_CHECK(t_metric(cell, "flag_arming_queries") >= 40000, "%s: %g of 40000 queries armed the flag",
+				fs, t_metric(cell, "flag_arming_queries"));
+		} else {
 			T_CHECK(isnan(t_metric(cell, "ctime_changes_seen")), "%s: a size-only query sees no ctime", fs);
+			/* The control: not one query armed the flag, so the writer got coarse stamps only. */
+			T_CHECK(t_metric(cell, "flag_arming_queries") == 0, "%s: size-only queries armed the flag %g times",
+				fs, t_metric(cell, "flag_arming_queries"));
+			t_check_coarse_bound(doc, cell, "stat --mask size", t_metric(cell, "ctime_changes_traced"),
+					     t_metric(cell, "writer_writes"));
+		}
 	}
 	json_decref(doc);
 	t_output_free(&o);

@@ -130,6 +130,26 @@ static void *write_loop(void *arg)
 	return NULL;
 }
 
+/* A timestamp:* tracepoint counted for the file's inode; left closed (count null) where absent. */
+static void open_inode_count(struct mgb_ctx *ctx, struct mgb_tracecount *tc, const char *event, uint64_t ino)
+{
+	if (mgb_tracecount_open(tc, "timestamp", event, ctx->target->sb_dev_major, ctx->target->sb_dev_minor,
+				ino, NULL) < 0)
+		tc->nfds = 0;
+}
+
+static int64_t inode_count(const struct mgb_tracecount *tc)
+{
+	return tc->nfds ? mgb_tracecount_read(tc) : -1;
+}
+
+static json_t *inode_count_json(const struct mgb_tracecount *tc)
+{
+	int64_t n = inode_count(tc);
+
+	return n >= 0 ? json_integer((json_int_t)n) : json_null();
+}
+
 static int stat_run(struct mgb_ctx *ctx)
 {
 	const struct stat_params *p = ctx->params;
@@ -137,7 +157,8 @@ static int stat_run(struct mgb_ctx *ctx)
 	struct stat_shared sh = { .ctx = ctx };
 	struct writer_thread wt = { .sh = &sh };
 	struct query_thread *qt;
-	uint64_t total = 0, changes = 0;
+	uint64_t total = 0, changes = 0, st0_ino = 0;
+	struct mgb_tracecount arming = { .nfds = 0 }, swaps = { .nfds = 0 };
 	unsigned started = 0;
 	int64_t t0, elapsed;
 	int r;
@@ -161,7 +182,15 @@ static int stat_run(struct mgb_ctx *ctx)
 		if (r < 0)
 			goto out;
 		atomic_init(&sh.newest_ctime, st0.mask & MGB_STAT_CTIME ? mgb_ts_ns(st0.ctime) : 0);
+		st0_ino = st0.ino;
 	}
+	/*
+	 * The kernel's own view of this inode: fill_mg_cmtime fires for each query that arms the
+	 * flag (the multigrain getattr path), ctime_ns_xchg for each ctime change.  The size-only
+	 * control must leave the first at 0 and the second at about one per tick.
+	 */
+	open_inode_count(ctx, &arming, "fill_mg_cmtime", st0_ino);
+	open_inode_count(ctx, &swaps, "ctime_ns_xchg", st0_ino);
 	if (p->writer && pthread_create(&wt.tid, NULL, write_loop, &wt) != 0) {
 		r = -EAGAIN;
 		goto out;
@@ -198,10 +227,17 @@ static int stat_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "writer_writes", p->writer ? json_integer((json_int_t)wt.done) : json_null());
 	json_object_set_new(ctx->metrics, "writer_writes_per_s",
 			    p->writer && wt.elapsed_ns > 0 ? json_real(mgb_per_s(wt.done, wt.elapsed_ns)) : json_null());
+	json_object_set_new(ctx->metrics, "flag_arming_queries", inode_count_json(&arming));
+	/* ctime_ns_xchg fires only on the multigrain path: none at all after writes means unknown. */
+	json_object_set_new(ctx->metrics, "ctime_changes_traced",
+			    p->writer && wt.done && inode_count(&swaps) == 0 ? json_null()
+									     : inode_count_json(&swaps));
 	/* A size-only query returns no ctime: nothing to count. */
 	json_object_set_new(ctx->metrics, "ctime_changes_seen",
 			    sh.want & MGB_STAT_CTIME ? json_integer((json_int_t)changes) : json_null());
 out:
+	mgb_tracecount_close(&arming);
+	mgb_tracecount_close(&swaps);
 	free(qt);
 	be->ops->close(be, &sh.file);
 	if (r < 0)
