@@ -4,6 +4,7 @@
  * exist, and per filesystem whether multigrain is in effect, decided by a write+statx probe.
  */
 #include "config.h"
+#include "json_text.h"
 #include "mgbench.h"
 #include "probe.h"
 #include "result.h"
@@ -39,11 +40,12 @@ static json_t *probe_fs(struct mgb_session *s, const struct mgb_fs_type *fs, con
 	if (r == 0)
 		r = mgb_mgtime_probe(&t, ci, &p, err);
 	if (r < 0)
-		j = json_pack("{s:s, s:s?, s:n, s:s}", "fs", fs ? fs->name : "dir", "fstype", t.fstype,
-			      "multigrain", "error", err);
+		j = MGB_JSON_PACK("{s:s, s:o?, s:n, s:o}", "fs", fs ? fs->name : "dir", "fstype",
+				  t.fstype ? mgb_json_text(t.fstype) : NULL, "multigrain", "error", mgb_json_text(err));
 	else
-		j = json_pack("{s:s, s:s?, s:b, s:s, s:{s:i, s:I, s:f, s:I}}",
-			      "fs", fs ? fs->name : "dir", "fstype", t.fstype, "multigrain", p.multigrain,
+		j = MGB_JSON_PACK("{s:s, s:o?, s:b, s:s, s:{s:i, s:I, s:f, s:I}}",
+			      "fs", fs ? fs->name : "dir", "fstype", t.fstype ? mgb_json_text(t.fstype) : NULL,
+			      "multigrain", p.multigrain,
 			      "evidence", p.evidence, "probe", "rounds", (int)p.rounds - 1,
 			      "distinct", (json_int_t)p.distinct, "elapsed_ticks", p.elapsed_ticks,
 			      "fill_mg_cmtime_events", (json_int_t)p.fill_mg_cmtime_events);
@@ -149,7 +151,7 @@ int cmd_info(int argc, char **argv)
 		json_array_append_new(fss, probe_fs(&s, fs[i], NULL, &ci));
 	mgb_session_end(&s);
 
-	doc = json_pack("{s:s, s:o, s:o}", "schema", MGB_SCHEMA "/info", "kernel", kernel, "filesystems", fss);
+	doc = MGB_JSON_PACK("{s:s, s:o, s:o}", "schema", MGB_SCHEMA "/info", "kernel", kernel, "filesystems", fss);
 	if (as_json) {
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
 		fputc('\n', stdout);

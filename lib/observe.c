@@ -1,4 +1,5 @@
 #include "config.h"
+#include "json_text.h"
 #include "observe.h"
 #include "util.h"
 
@@ -41,7 +42,7 @@ static json_t *buckets_json(const struct mgb_hist *h)
 	json_t *a = json_array();
 
 	for (unsigned i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("[I, I, I]", (json_int_t)r[i].lo, (json_int_t)r[i].hi,
+		json_array_append_new(a, MGB_JSON_PACK("[I, I, I]", (json_int_t)r[i].lo, (json_int_t)r[i].hi,
 						   (json_int_t)r[i].count));
 	return a;
 }
@@ -52,14 +53,14 @@ json_t *mgb_obs_to_json(const struct mgb_stamp_obs *o, int64_t elapsed_ns, int64
 	json_t *steps = json_null();
 
 	if (o->steps.n)
-		steps = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}",
+		steps = MGB_JSON_PACK("{s:I, s:I, s:I, s:I, s:I, s:o}",
 				  "count", (json_int_t)o->steps.n,
 				  "min", (json_int_t)o->steps.min,
 				  "p50", (json_int_t)mgb_hist_quantile(&o->steps, 0.50),
 				  "p99", (json_int_t)mgb_hist_quantile(&o->steps, 0.99),
 				  "max", (json_int_t)o->steps.max,
 				  "buckets", buckets_json(&o->steps));
-	return json_pack("{s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:o}",
+	return MGB_JSON_PACK("{s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:o}",
 			 "rounds", (json_int_t)o->rounds,
 			 "distinct", (json_int_t)o->distinct,
 			 "distinct_ratio", o->rounds ? json_real(mgb_obs_distinct_ratio(o)) : json_null(),

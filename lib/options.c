@@ -1,5 +1,6 @@
 /* Declarative workload options: defaults, parsing, JSON and help text from one table. */
 #include "config.h"
+#include "json_text.h"
 #include "util.h"
 #include "workload.h"
 
@@ -112,7 +113,7 @@ json_t *mgb_params_to_json(const struct mgb_workload *w, const void *params)
 			break;
 		}
 		case MGB_OPT_STRING:
-			v = json_string(MGB_PARAM(params, const char *, o));
+			v = mgb_json_text(MGB_PARAM(params, const char *, o));
 			break;
 		case MGB_OPT_BOOL:
 			v = json_boolean(MGB_PARAM(params, bool, o));

@@ -1,5 +1,6 @@
 /* The plain-text table: one block per workload, one row per cell, at most 72 columns. */
 #include "config.h"
+#include "json_text.h"
 #include "result.h"
 #include "util.h"
 #include "workload.h"
@@ -53,7 +54,7 @@ static void print_wrapped(FILE *out, const char *text, int indent)
 /* Cells with the same workload and parameters share one table block. */
 static char *block_key_of(json_t *cell)
 {
-	json_t *k = json_pack("{s:O?, s:O?}", "w", json_object_get(cell, "workload"), "p",
+	json_t *k = MGB_JSON_PACK("{s:O?, s:O?}", "w", json_object_get(cell, "workload"), "p",
 			      json_object_get(cell, "params"));
 	char *s = json_dumps(k, JSON_SORT_KEYS | JSON_COMPACT);
 

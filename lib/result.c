@@ -1,4 +1,5 @@
 #include "config.h"
+#include "json_text.h"
 #include "result.h"
 #include "util.h"
 
@@ -25,8 +26,8 @@ json_t *mgb_kernel_json(const struct mgb_clockinfo *ci)
 	mgb_mg_counters_read(&c);
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(events); i++)
 		json_object_set_new(tps, events[i], json_boolean(mgb_tracepoint_exists("timestamp", events[i])));
-	return json_pack("{s:s, s:s, s:s, s:o, s:b, s:o}",
-			 "release", u.release, "version", u.version, "machine", u.machine,
+	return MGB_JSON_PACK("{s:o, s:o, s:s, s:o, s:b, s:o}",
+			 "release", mgb_json_text(u.release), "version", mgb_json_text(u.version), "machine", u.machine,
 			 "clocks", mgb_clock_to_json(ci),
 			 "multigrain_debugfs", c.valid,
 			 "timestamp_tracepoints", tps);
@@ -40,13 +41,14 @@ json_t *mgb_result_new(int argc, char **argv, const struct mgb_clockinfo *ci)
 
 	gethostname(host, sizeof(host) - 1);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	/* The hostname and arguments are anybody's bytes: encoded, never dropped. */
 	for (int i = 0; i < argc; i++)
-		json_array_append_new(cmd, json_string(argv[i]));
-	return json_pack("{s:s, s:{s:s, s:s}, s:s, s:{s:s, s:I}, s:o, s:o, s:b, s:[]}",
+		json_array_append_new(cmd, mgb_json_text(argv[i]));
+	return MGB_JSON_PACK("{s:s, s:{s:s, s:s}, s:s, s:{s:o, s:I}, s:o, s:o, s:b, s:[]}",
 			 "schema", MGB_SCHEMA,
 			 "tool", "name", PACKAGE_NAME, "version", PACKAGE_VERSION,
 			 "created", when,
-			 "host", "name", host, "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
+			 "host", "name", mgb_json_text(host), "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
 			 "kernel", mgb_kernel_json(ci),
 			 "command", cmd,
 			 "interrupted", 0,

@@ -1,4 +1,5 @@
 #include "config.h"
+#include "json_text.h"
 #include "runner.h"
 #include "stop.h"
 #include "util.h"
@@ -9,9 +10,9 @@
 
 static json_t *target_json(const struct mgb_target *t)
 {
-	return json_pack("{s:s, s:s?, s:s?, s:s?}",
+	return MGB_JSON_PACK("{s:s, s:o?, s:s?, s:s?}",
 			 "kind", t->fs ? "scratch" : "dir",
-			 "fstype", t->fstype,
+			 "fstype", t->fstype ? mgb_json_text(t->fstype) : NULL,
 			 "mkfs", t->mkfs_cmd,
 			 "mount_options", t->fs ? t->fs->mount_options : NULL);
 }
@@ -31,7 +32,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 	bool unsupported = false;
 	int r;
 
-	cell = json_pack("{s:s, s:s, s:s, s:i, s:I, s:o}",
+	cell = MGB_JSON_PACK("{s:s, s:s, s:s, s:i, s:I, s:o}",
 			 "workload", spec->workload->name,
 			 "fs", spec->fs ? spec->fs->name : "dir",
 			 "backend", spec->backend->name,
@@ -74,7 +75,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 			before = ctx.measured_before;
 			after = ctx.measured_after;
 		}
-		json_object_set_new(cell, "counters", json_pack("{s:o, s:s}", "multigrain",
+		json_object_set_new(cell, "counters", MGB_JSON_PACK("{s:o, s:s}", "multigrain",
 								mgb_mg_counters_delta_json(&before, &after),
 								"window", ctx.measured_ended ? "measured" : "run"));
 	}
@@ -85,7 +86,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 
 	if (r < 0) {
 		status = unsupported ? "unsupported" : "error";
-		json_object_set_new(cell, "error", json_string(err));
+		json_object_set_new(cell, "error", mgb_json_text(err));
 		json_decref(metrics);
 		metrics = json_null();
 	} else if (mgb_stop_requested()) {
@@ -93,7 +94,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 	}
 	json_object_set_new(cell, "status", json_string(status));
 	json_object_set_new(cell, "metrics", metrics);
-	json_object_set_new(cell, "timings", json_pack("{s:f, s:I, s:I}",
+	json_object_set_new(cell, "timings", MGB_JSON_PACK("{s:f, s:I, s:I}",
 						       "setup_s", setup_s,
 						       "run_ns", (json_int_t)run_ns,
 						       "cell_ns", (json_int_t)(mgb_clock_ns(CLOCK_MONOTONIC) - t0)));

@@ -13,6 +13,7 @@
  *            then A does write(f1) stat(f1).  A handshake orders the steps.
  */
 #include "config.h"
+#include "json_text.h"
 #include "affinity.h"
 #include "progress.h"
 #include "stop.h"
@@ -299,7 +300,7 @@ static int ordering_run(struct mgb_ctx *ctx)
 		/* One CPU only, or a refused affinity: the threads still alternate, unpinned, and the
 		 * document says so (cpus are the ones asked for). */
 		json_object_set_new(ctx->metrics, "pinned", json_boolean(pinned));
-		json_object_set_new(ctx->metrics, "cpus", cpu[0] >= 0 ? json_pack("[i, i]", cpu[0], cpu[1]) : json_null());
+		json_object_set_new(ctx->metrics, "cpus", cpu[0] >= 0 ? MGB_JSON_PACK("[i, i]", cpu[0], cpu[1]) : json_null());
 	}
 	r = 0;
 out:

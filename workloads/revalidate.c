@@ -39,6 +39,7 @@
  * false, a failure under --check), never a clean 0.
  */
 #include "config.h"
+#include "json_text.h"
 #include "affinity.h"
 #include "progress.h"
 #include "stop.h"
@@ -434,7 +435,7 @@ static int reval_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "min_fresh_polls", json_integer((json_int_t)min_fresh));
 	json_object_set_new(ctx->metrics, "conclusive", json_boolean(c->fresh_polls >= min_fresh));
 	json_object_set_new(ctx->metrics, "pinned", json_boolean(pinned));
-	json_object_set_new(ctx->metrics, "cpus", cpu[0] >= 0 ? json_pack("[i, i]", cpu[0], cpu[1]) : json_null());
+	json_object_set_new(ctx->metrics, "cpus", cpu[0] >= 0 ? MGB_JSON_PACK("[i, i]", cpu[0], cpu[1]) : json_null());
 	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
 out:
 	if (opened)

@@ -35,6 +35,7 @@
  * 300 rounds, each group running --rounds of them.
  */
 #include "config.h"
+#include "json_text.h"
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
@@ -285,7 +286,7 @@ static json_t *group_json(const struct group *g)
 
 	/* Unqueried groups take no fine stamps themselves: any counted in fine_stamps_global came
 	 * from elsewhere on the machine and lifted the floor under them. */
-	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+	return MGB_JSON_PACK("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
 			 "stamp", stamp_names[g->change],
 			 "rounds", (json_int_t)b->rounds,
 			 "below_before", (json_int_t)b->below_before,
@@ -316,7 +317,7 @@ static void bracket_sum(struct bracket *sum, const struct bracket *b)
  */
 static json_t *all_json(const struct bracket *all, const struct bracket by_kind[KIND_COUNT], const bool has_kind[KIND_COUNT])
 {
-	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I}",
+	json_t *o = MGB_JSON_PACK("{s:I, s:I, s:I, s:I, s:I}",
 			      "rounds", (json_int_t)all->rounds,
 			      "below_before_sum", (json_int_t)all->below_before,
 			      "above_after_sum", (json_int_t)all->above_after,
@@ -326,7 +327,7 @@ static json_t *all_json(const struct bracket *all, const struct bracket by_kind[
 	for (enum kind k = 0; k < KIND_COUNT; k++)
 		json_object_set_new(o, kind_names[k],
 				    !has_kind[k] ? json_null()
-						 : json_pack("{s:I, s:I, s:o}", "rounds", (json_int_t)by_kind[k].rounds,
+						 : MGB_JSON_PACK("{s:I, s:I, s:o}", "rounds", (json_int_t)by_kind[k].rounds,
 							     "above_after", (json_int_t)by_kind[k].above_after,
 							     "fine_stamps", null_or_int(by_kind[k].fine_stamps)));
 	return o;

@@ -1,4 +1,5 @@
 #include "config.h"
+#include "json_text.h"
 #include "probe.h"
 #include "util.h"
 
@@ -56,7 +57,7 @@ void mgb_clock_probe(struct mgb_clockinfo *ci)
 
 json_t *mgb_clock_to_json(const struct mgb_clockinfo *ci)
 {
-	return json_pack("{s:I, s:f, s:{s:I, s:I, s:I, s:I}}",
+	return MGB_JSON_PACK("{s:I, s:f, s:{s:I, s:I, s:I, s:I}}",
 			 "coarse_tick_ns", (json_int_t)ci->coarse_tick_ns,
 			 "hz_measured", ci->hz,
 			 "resolution_ns",

@@ -1,5 +1,6 @@
 /* The global multigrain counters in debugfs.  They move with unrelated activity: record, don't attribute. */
 #include "config.h"
+#include "json_text.h"
 #include "probe.h"
 
 #include <inttypes.h>
@@ -22,7 +23,7 @@ json_t *mgb_mg_counters_delta_json(const struct mgb_mg_counters *b, const struct
 {
 	if (!b->valid || !a->valid)
 		return json_null();
-	return json_pack("{s:I, s:I, s:I, s:I}",
+	return MGB_JSON_PACK("{s:I, s:I, s:I, s:I}",
 			 "ctime_updates", (json_int_t)(a->ctime_updates - b->ctime_updates),
 			 "ctime_swaps", (json_int_t)(a->ctime_swaps - b->ctime_swaps),
 			 "fine_stamps", (json_int_t)(a->fine_stamps - b->fine_stamps),

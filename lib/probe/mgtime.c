@@ -5,6 +5,7 @@
  * multigrain getattr path, is counted for the probe's inode as a second witness.
  */
 #include "config.h"
+#include "json_text.h"
 #include "probe.h"
 #include "util.h"
 
@@ -91,10 +92,10 @@ json_t *mgb_mgtime_evidence_json(const struct mgb_target *t, const struct mgb_cl
 	char err[MGB_ERR_LEN];
 
 	if (mgb_mgtime_probe(t, ci, &p, err) < 0)
-		return json_pack("{s:n, s:{s:s}}", "in_effect", "evidence", "reason", err);
-	return json_pack("{s:b, s:{s:s, s:s, s:i, s:I, s:f, s:o}}", "in_effect", p.multigrain, "evidence",
+		return MGB_JSON_PACK("{s:n, s:{s:o}}", "in_effect", "evidence", "reason", mgb_json_text(err));
+	return MGB_JSON_PACK("{s:b, s:{s:s, s:o, s:i, s:I, s:f, s:o}}", "in_effect", p.multigrain, "evidence",
 			 "method", p.fill_mg_cmtime_events >= 0 ? "fill_mg_cmtime tracepoint" : "distinct ctimes",
-			 "summary", p.evidence, "rounds", (int)p.rounds - 1, "distinct", (json_int_t)p.distinct,
+			 "summary", mgb_json_text(p.evidence), "rounds", (int)p.rounds - 1, "distinct", (json_int_t)p.distinct,
 			 "elapsed_ticks", p.elapsed_ticks, "fill_mg_cmtime_events",
 			 p.fill_mg_cmtime_events >= 0 ? json_integer(p.fill_mg_cmtime_events) : json_null());
 }
