@@ -316,6 +316,7 @@ int cmd_run(int argc, char **argv)
 	struct mgb_progress progress;
 	char err[MGB_ERR_LEN], *outname = NULL;
 	json_t *doc = NULL;
+	bool committed;
 	int rc;
 
 	if (argc < 2) {
@@ -368,17 +369,31 @@ int cmd_run(int argc, char **argv)
 	/* Judge whatever ran, even if another cell failed or the run was cut short. */
 	if (ro.check && mgb_check_document(doc, stderr) > 0 && rc == MGB_EXIT_OK)
 		rc = MGB_EXIT_FAIL;
-	if (mgb_output_commit(&out, doc, err) < 0) {
+	committed = mgb_output_commit(&out, doc, err) == 0;
+	if (!committed) {
+		/* A finished run is never discarded: keep it elsewhere, or print it. */
+		char where[4096];
+
 		fprintf(stderr, "mgbench run: %s\n", err);
-		rc = MGB_EXIT_FAIL;
-	} else if (ro.json) {
+		if (mgb_output_rescue(doc, where, sizeof(where)) == 0) {
+			fprintf(stderr, "mgbench run: the document was kept in %s\n", where);
+		} else if (!ro.json) {
+			fprintf(stderr, "mgbench run: the document could not be kept anywhere; it follows on "
+				"standard output\n");
+			ro.json = true;
+		}
+		if (rc == MGB_EXIT_OK)
+			rc = MGB_EXIT_FAIL;
+	}
+	if (ro.json) {
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
 		fputc('\n', stdout);
 	} else if (!ro.quiet) {
 		mgb_report_print(stdout, doc);
-		printf("\nresults: %s\n", outname);
+		if (committed)
+			printf("\nresults: %s\n", outname);
 	}
-	if (mgb_stop_requested())
+	if (mgb_stop_requested() && committed)
 		fprintf(stderr, "mgbench run: interrupted by signal %d; partial results in %s\n", (int)mgb_stop_signal,
 			outname);
 	json_decref(doc);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,20 @@ json_t *mgb_result_new(int argc, char **argv, const struct mgb_clockinfo *ci)
  * directory is held open, so the commit works whatever the run mounted meanwhile.
  * Where O_TMPFILE is not supported, a named temporary file is used instead.
  */
+/* The destination may exist only as a regular file: a device node, FIFO or directory there is
+ * refused before any work (as root, -o /dev/null would otherwise be replaced by a JSON file). */
+static int refuse_non_regular(const struct mgb_output *out, char *err)
+{
+	struct stat st;
+
+	if (fstatat(out->dirfd, out->base, &st, 0) < 0)
+		return errno == ENOENT ? 0 : mgb_err(err, "result file %.200s: %s", out->path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return mgb_err(err, "result file %.200s exists and is not a regular file: refusing to replace it",
+			       out->path);
+	return 0;
+}
+
 int mgb_output_open(struct mgb_output *out, const char *path, char *err)
 {
 	char *slash, *dir;
@@ -72,12 +87,23 @@ int mgb_output_open(struct mgb_output *out, const char *path, char *err)
 	slash = strrchr(out->path, '/');
 	dir = slash ? strndup(out->path, (size_t)(slash - out->path) + (slash == out->path)) : strdup(".");
 	out->base = strdup(slash ? slash + 1 : out->path);
-	if (!out->path || !dir || !out->base || !*out->base) {
+	if (!out->path || !dir || !out->base || !*out->base || !strcmp(out->base, ".") || !strcmp(out->base, "..")) {
 		free(dir);
 		mgb_output_abort(out);
-		return mgb_err(err, "result file '%s': not a file name", path);
+		return mgb_err(err, "result file '%.200s': not a file name", path);
+	}
+	/* Room for the temporary name made beside it at commit (base.tmp.PID.N). */
+	if (strlen(out->base) > NAME_MAX - 24) {
+		free(dir);
+		mgb_output_abort(out);
+		return mgb_err(err, "result file name too long (%zu bytes; at most %d)", strlen(path), NAME_MAX - 24);
 	}
 	out->dirfd = open(dir, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	if (out->dirfd >= 0 && refuse_non_regular(out, err) < 0) {
+		free(dir);
+		mgb_output_abort(out);
+		return -1;
+	}
 	if (out->dirfd >= 0)
 		out->fd = openat(out->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (out->dirfd >= 0 && out->fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
@@ -90,9 +116,15 @@ int mgb_output_open(struct mgb_output *out, const char *path, char *err)
 	}
 	free(dir);
 	if (out->fd < 0) {
-		mgb_err(err, "cannot write result file %s: %s", path, strerror(errno));
+		mgb_err(err, "cannot write result file %.200s: %s", path, strerror(errno));
 		free(out->tmp);
 		out->tmp = NULL;
+		mgb_output_abort(out);
+		return -1;
+	}
+	/* Reserve room now, so a full filesystem fails before the run rather than after it. */
+	if (posix_fallocate(out->fd, 0, MGB_OUTPUT_RESERVE) == ENOSPC) {
+		mgb_err(err, "result file %.200s: no space left for the document", path);
 		mgb_output_abort(out);
 		return -1;
 	}
@@ -136,7 +168,11 @@ int mgb_output_commit(struct mgb_output *out, json_t *doc, char *err)
 {
 	bool named = out->tmp != NULL; /* the mkstemp fallback has a name (a path) already */
 
+	off_t end;
+
+	/* The document overwrites the reserved room from the start; what is left is cut off. */
 	if (json_dumpfd(doc, out->fd, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 || write(out->fd, "\n", 1) != 1 ||
+	    (end = lseek(out->fd, 0, SEEK_CUR)) < 0 || ftruncate(out->fd, end) < 0 ||
 	    fsync(out->fd) < 0 || (!named && name_tmpfile(out) < 0) ||
 	    renameat(named ? AT_FDCWD : out->dirfd, out->tmp, out->dirfd, out->base) < 0) {
 		mgb_err(err, "writing %s: %s", out->path, strerror(errno));
@@ -152,6 +188,23 @@ int mgb_output_commit(struct mgb_output *out, json_t *doc, char *err)
 	out->tmp = NULL;
 	mgb_output_abort(out);
 	return 0;
+}
+
+int mgb_output_rescue(json_t *doc, char *where, size_t len)
+{
+	char cwd[PATH_MAX], err[MGB_ERR_LEN];
+	const char *dirs[] = { getcwd(cwd, sizeof(cwd)), getenv("HOME") };
+
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(dirs); i++) {
+		struct mgb_output out;
+
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		snprintf(where, len, "%s/mgbench-unsaved-%d.json", dirs[i], (int)getpid());
+		if (mgb_output_open(&out, where, err) == 0 && mgb_output_commit(&out, doc, err) == 0)
+			return 0;
+	}
+	return -1;
 }
 
 json_t *mgb_result_load(const char *path, char *err)

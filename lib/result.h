@@ -27,9 +27,16 @@ struct mgb_output {
 	int fd;      /* the file being written */
 };
 
+/* Bytes reserved when the output is opened: a typical document fits, and a full filesystem shows
+ * before the run. */
+#define MGB_OUTPUT_RESERVE (1 << 20)
+
 int mgb_output_open(struct mgb_output *out, const char *path, char *err);
 int mgb_output_commit(struct mgb_output *out, json_t *doc, char *err);
 void mgb_output_abort(struct mgb_output *out);
+/* After a failed commit: write the document as mgbench-unsaved-PID.json in the current
+ * directory, else in $HOME; 0 with the path in where, -1 if neither worked. */
+int mgb_output_rescue(json_t *doc, char *where, size_t len);
 
 /* Load and check a document; NULL with err set if it is not an mgbench/1 document. */
 json_t *mgb_result_load(const char *path, char *err);
