@@ -26,6 +26,28 @@ static void ensure_pseudo_fs(const char *dir, const char *type, long magic)
 	mount("none", dir, type, 0, NULL); /* best effort: probes report what is missing */
 }
 
+/*
+ * Only a real temp directory (resolved, so "/./" is "/"): a tmpfs over the root or a system
+ * directory would hide from the run itself the tools, devices and counters it needs.
+ */
+static bool usable_tmpdir(const char *dir)
+{
+	static const char *const system_dirs[] = { "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64",
+						   "/libx32", "/proc", "/sbin", "/sys", "/usr" };
+	static const char *const system_tops[] = { "/", "/run", "/var", "/home", "/root" };
+
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(system_tops); i++)
+		if (!strcmp(dir, system_tops[i]))
+			return false;
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(system_dirs); i++) {
+		size_t n = strlen(system_dirs[i]);
+
+		if (!strncmp(dir, system_dirs[i], n) && (dir[n] == '\0' || dir[n] == '/'))
+			return false;
+	}
+	return true;
+}
+
 int mgb_session_begin(struct mgb_session *s, bool scratch, char *err)
 {
 	const char *base = getenv("TMPDIR");
@@ -53,14 +75,17 @@ int mgb_session_begin(struct mgb_session *s, bool scratch, char *err)
 	 * live there and the host's directory is never written, so even a SIGKILL leaves nothing
 	 * behind.  (Paths the run needs from the host, like the result file, are opened before.)
 	 */
-	/* Only a real temp directory: a tmpfs over "/" or a relative path would hide what the run needs. */
-	if (!base || base[0] != '/' || base[strspn(base, "/")] == '\0')
+	if (!base || !*base)
 		base = "/tmp";
-	if (mount("mgbench", base, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") < 0)
-		return mgb_err(err, "mount a private tmpfs on %s: %s", base, strerror(errno));
+	s->tmpdir = realpath(base, NULL);
+	if (!s->tmpdir)
+		return mgb_err(err, "TMPDIR %.200s: %s", base, strerror(errno));
+	if (!usable_tmpdir(s->tmpdir))
+		return mgb_err(err, "TMPDIR %.200s is %s, which a private tmpfs over it would hide from the run: "
+			       "use a temp directory such as /tmp", base, s->tmpdir);
+	if (mount("mgbench", s->tmpdir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") < 0)
+		return mgb_err(err, "mount a private tmpfs on %s: %s", s->tmpdir, strerror(errno));
 	s->tmpdir_mounted = true;
-	if (asprintf(&s->tmpdir, "%s", base) < 0)
-		return mgb_err(err, "out of memory");
 	return 0;
 }
 
