@@ -91,6 +91,10 @@ extern const struct mgb_backend_ops *const mgb_backends[];
 const struct mgb_backend_ops *mgb_backend_find(const char *name);
 int mgb_backend_open(struct mgb_backend *be, const struct mgb_backend_ops *ops, const char *root, char *err);
 void mgb_backend_close(struct mgb_backend *be);
+/* After a write that stored only done of len bytes: the errno the rest gets (ENOSPC, EFBIG ...),
+ * negative; -EIO if the rest is stored after all.  A short write is an error, never a round. */
+int mgb_short_write_errno(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off,
+			  size_t done);
 
 /*
  * In a workload: -1 with "backend X cannot <op>" in ctx->err and the cell marked unsupported

@@ -298,7 +298,8 @@ static uint64_t writer(struct reval *rv, char *buf)
 		atomic_store(&rv->started, k);
 		n = be->ops->pwrite(be, &rv->file, buf, rv->size, 0);
 		if (n < 0 || (size_t)n != rv->size) {
-			fail(rv, n < 0 ? (int)n : -EIO, "pwrite");
+			fail(rv, n < 0 ? (int)n : mgb_short_write_errno(be, &rv->file, buf, rv->size, 0, (size_t)n),
+			     "pwrite");
 			break;
 		}
 		pthread_mutex_lock(&rv->lock);
@@ -398,7 +399,7 @@ static int reval_run(struct mgb_ctx *ctx)
 	fill_version(wbuf, rv.size, 0);
 	r = (int)be->ops->pwrite(be, &rv.file, wbuf, rv.size, 0);
 	if (r < 0 || (size_t)r != rv.size) {
-		fail(&rv, r < 0 ? r : -EIO, "pwrite");
+		fail(&rv, r < 0 ? r : mgb_short_write_errno(be, &rv.file, wbuf, rv.size, 0, (size_t)r), "pwrite");
 		goto out;
 	}
 	if (query(&rv, &stamp, began) < 0 || refill(&rv, c, stamp, began) < 0)

@@ -123,6 +123,8 @@ static int write_run(struct mgb_ctx *ctx)
 			int64_t now;
 
 			r = (int)pwrite_fstat(be, &f, buf, p->size, &st);
+			if (r >= 0 && (size_t)r < p->size)
+				goto short_write;
 			if (r < 0)
 				goto fail;
 			now = mgb_clock_ns(CLOCK_REALTIME);
@@ -132,6 +134,8 @@ static int write_run(struct mgb_ctx *ctx)
 			mgb_obs_add(&mtime_obs, mgb_ts_ns(st.mtime), now);
 		} else {
 			r = (int)be->ops->pwrite(be, &f, buf, p->size, 0);
+			if (r >= 0 && (size_t)r < p->size)
+				goto short_write;
 			if (r < 0)
 				goto fail;
 		}
@@ -168,6 +172,13 @@ static int write_run(struct mgb_ctx *ctx)
 			    traced >= 0 ? json_real(mgb_per_tick((uint64_t)traced, elapsed, ctx->clock->coarse_tick_ns))
 					: json_null());
 	return 0;
+short_write:
+	mgb_err(ctx->err, "write.dat: write %llu stored %d of %llu bytes: %s", (unsigned long long)done + 1, r,
+		(unsigned long long)p->size, strerror(-mgb_short_write_errno(be, &f, buf, p->size, 0, (size_t)r)));
+	mgb_tracecount_close(&changes);
+	be->ops->close(be, &f);
+	free(buf);
+	return -1;
 fail:
 	mgb_tracecount_close(&changes);
 	be->ops->close(be, &f);

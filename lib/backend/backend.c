@@ -2,6 +2,7 @@
 #include "backend.h"
 #include "util.h"
 
+#include <errno.h>
 #include <string.h>
 
 const struct mgb_backend_ops *const mgb_backends[] = {
@@ -29,4 +30,12 @@ void mgb_backend_close(struct mgb_backend *be)
 	if (be->ops && be->ops->fini)
 		be->ops->fini(be);
 	be->ops = NULL;
+}
+
+int mgb_short_write_errno(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off,
+			  size_t done)
+{
+	ssize_t r = be->ops->pwrite(be, f, (const char *)buf + done, len - done, off + (off_t)done);
+
+	return r < 0 ? (int)r : -EIO;
 }
