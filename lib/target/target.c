@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -40,27 +41,51 @@ const struct mgb_fs_type *mgb_fs_type_find(const char *name)
  * Its major:minor is the superblock's s_dev, which tracepoints report (statx may differ: btrfs
  * gives each subvolume an anonymous device).
  */
+/* mountinfo writes space, tab, newline and backslash in paths as \ooo octal: undo that in place. */
+static void unescape_octal(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+		    s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
 static void describe_mount(const char *path, struct mgb_target *t)
 {
-	char real[4096], line[8192], best_type[64] = "unknown";
-	size_t best_len = 0;
+	char real[PATH_MAX], best_type[64] = "unknown", *line = NULL;
+	size_t best_len = 0, cap = 0;
 	FILE *f;
 
 	if (!realpath(path, real) || !(f = fopen("/proc/self/mountinfo", "re"))) {
 		t->fstype = strdup(best_type);
 		return;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	/* getline: a line is never split, however long its paths or options. */
+	while (getline(&line, &cap, f) > 0) {
 		unsigned maj, min;
-		char mnt[4096], type[64], *sep = strstr(line, " - ");
-		size_t len;
+		char *fields[5], *sep = strstr(line, " - "), *save = NULL, *type;
+		size_t len, n = 0;
 
-		if (!sep || sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mnt) != 3 ||
-		    sscanf(sep + 3, "%63s", type) != 1)
+		if (!sep)
 			continue;
-		len = strlen(mnt);
-		/* mount points are octal-escaped in mountinfo; ours never contain spaces */
-		if (strncmp(real, mnt, len) || (real[len] != '/' && real[len] != '\0' && len > 1))
+		*sep = '\0';
+		for (char *tok = strtok_r(line, " ", &save); tok && n < 5; tok = strtok_r(NULL, " ", &save))
+			fields[n++] = tok;
+		type = strtok_r(sep + 3, " \n", &save);
+		/* id, parent, major:minor, root, mount point */
+		if (n < 5 || !type || sscanf(fields[2], "%u:%u", &maj, &min) != 2)
+			continue;
+		unescape_octal(fields[4]);
+		len = strlen(fields[4]);
+		if (strncmp(real, fields[4], len) || (real[len] != '/' && real[len] != '\0' && len > 1))
 			continue;
 		if (len >= best_len) { /* later lines are mounted on top: >= keeps the topmost */
 			best_len = len;
@@ -69,6 +94,7 @@ static void describe_mount(const char *path, struct mgb_target *t)
 			t->sb_dev_minor = min;
 		}
 	}
+	free(line);
 	fclose(f);
 	t->fstype = strdup(best_type);
 }
