@@ -50,6 +50,11 @@ int mgb_parse_list(const char *verb, const char *what, char *text, const void **
 			return mgb_usage_error(verb, "unknown %s '%s' (see 'mgbench list')", what, tok);
 		if (*n == max)
 			return mgb_usage_error(verb, "too many items in the %s list", what);
+		/* Two equal entries would make cells that cannot be told apart: use --repeat. */
+		for (unsigned i = 0; i < *n; i++)
+			if (items[i] == item)
+				return mgb_usage_error(verb, "%s '%s' given twice (use --repeat N to run it again)",
+						       what, tok);
 		items[(*n)++] = item;
 	}
 	if (*n == 0)

@@ -236,6 +236,9 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	}
 	if (rc == 0 && optind < argc)
 		rc = mgb_usage_error("run", "unexpected argument '%s'", argv[optind]);
+	for (unsigned i = 0; rc == 0 && i < ro->nworkloads; i++)
+		if (ro->workloads[i]->check_params && ro->workloads[i]->check_params(ro->params[i], err) < 0)
+			rc = mgb_usage_error("run", "%s: %s", ro->workloads[i]->name, err);
 	free(opts);
 	free(names);
 	return rc;

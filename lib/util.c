@@ -32,7 +32,8 @@ int mgb_parse_u64(const char *s, uint64_t *out)
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || *end)
+	/* Bounded by what a JSON integer (int64) can record: a larger count would read as -1. */
+	if (errno || *end || v > INT64_MAX)
 		return -1;
 	*out = v;
 	return 0;
@@ -55,7 +56,7 @@ int mgb_parse_size(const char *s, uint64_t *out)
 	}
 	if (shift)
 		buf[n - 1] = '\0';
-	if (mgb_parse_u64(buf, &v) || v > (UINT64_MAX >> shift))
+	if (mgb_parse_u64(buf, &v) || v > ((uint64_t)INT64_MAX >> shift))
 		return -1;
 	*out = v << shift;
 	return 0;

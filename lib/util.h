@@ -45,7 +45,8 @@ static inline double mgb_per_tick(uint64_t n, int64_t elapsed_ns, int64_t tick_n
 /* Write a formatted message into err (MGB_ERR_LEN bytes); returns -1 so callers can `return mgb_err(...)`. */
 int mgb_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Strict unsigned parse: digits only, no sign, no junk, no overflow. 0 on success, -1 otherwise. */
+/* Strict unsigned parse: digits only, no sign, no junk, at most INT64_MAX (what the document can
+ * record). 0 on success, -1 otherwise. */
 int mgb_parse_u64(const char *s, uint64_t *out);
 /* Like mgb_parse_u64 but accepts a k/K, m/M, g/G suffix (powers of 1024). */
 int mgb_parse_size(const char *s, uint64_t *out);

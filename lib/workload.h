@@ -92,6 +92,9 @@ struct mgb_workload {
 	/* What the text table shows, terminated by a zero entry. */
 	const struct mgb_column *columns;
 	int (*run)(struct mgb_ctx *ctx); /* 0 ok, -1 error with ctx->err set */
+	/* Optional: options that are each valid but not together; -1 with err makes a usage error
+	 * (exit 2) before anything runs. */
+	int (*check_params)(const void *params, char *err);
 };
 
 #define MGB_DEFAULT_ROUNDS 10000

@@ -414,9 +414,6 @@ static int statx06_run(struct mgb_ctx *ctx)
 	if (mgb_require_op(ctx, fstat) || mgb_require_op(ctx, pwrite) || mgb_require_op(ctx, fchmod) ||
 	    mgb_require_op(ctx, unlink))
 		return -1;
-	if (n == 0)
-		return mgb_err(ctx->err, "--change create needs --prequery no or both: "
-			       "a new file cannot have been queried");
 	if (w.sleep && w.res_ns <= 0)
 		w.res_ns = w.tick_ns;
 	for (i = 0; i < n; i++) {
@@ -464,7 +461,17 @@ static int statx06_run(struct mgb_ctx *ctx)
 	return 0;
 }
 
+static int statx06_check_params(const void *params, char *err)
+{
+	struct group groups[KIND_COUNT * CHANGE_COUNT];
+
+	if (plan_groups(params, groups) == 0)
+		return mgb_err(err, "--change create needs --prequery no or both: a new file cannot have been queried");
+	return 0;
+}
+
 const struct mgb_workload mgb_workload_statx06 = {
+	.check_params = statx06_check_params,
 	.name = "statx06",
 	.summary = "LTP statx06's coarse-clock bracket: create, write, chmod",
 	.options = statx06_options,
