@@ -102,3 +102,15 @@ int mgb_run_program(const char *const argv[], char *err)
 		return mgb_err(err, "%s failed (status %d)", argv[0], status);
 	return 0;
 }
+
+int mgb_find_system_program(const char *name, char *path, size_t len)
+{
+	static const char *const dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
+
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(dirs); i++) {
+		snprintf(path, len, "%s/%s", dirs[i], name);
+		if (access(path, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}

@@ -54,6 +54,10 @@ int mgb_parse_size(const char *s, uint64_t *out);
 /* Format a duration in ns as a short human string ("812ns", "3.4us", "4.0ms", "1.20s"). */
 void mgb_format_ns(char *buf, size_t len, double ns);
 
+/* The system's own copy of a tool (mkfs.*), from the distribution's directories rather than the
+ * caller's PATH: as root, mgbench must not run whatever a PATH entry offers under that name. */
+int mgb_find_system_program(const char *name, char *path, size_t len);
+
 /* Run argv[0] with argv, output to /dev/null unless verbose; returns its exit status or -1. */
 int mgb_run_program(const char *const argv[], char *err);
 

@@ -15,7 +15,7 @@
 int mgb_loop_attach(const char *image, char **devname, char *err)
 {
 	struct loop_config cfg;
-	int ctl, img, loop = -1;
+	int ctl, img, loop = -1, saved;
 	char name[32];
 
 	img = open(image, O_RDWR | O_CLOEXEC);
@@ -46,10 +46,11 @@ int mgb_loop_attach(const char *image, char **devname, char *err)
 		}
 		if (ioctl(loop, LOOP_CONFIGURE, &cfg) == 0)
 			break;
-		mgb_err(err, "LOOP_CONFIGURE %s: %s", name, strerror(errno));
+		saved = errno; /* mgb_err and close may change errno */
+		mgb_err(err, "LOOP_CONFIGURE %s: %s", name, strerror(saved));
 		close(loop);
 		loop = -1;
-		if (errno != EBUSY)
+		if (saved != EBUSY)
 			break;
 	}
 	close(ctl);
@@ -57,5 +58,9 @@ int mgb_loop_attach(const char *image, char **devname, char *err)
 	if (loop < 0)
 		return -1;
 	*devname = strdup(name);
+	if (!*devname) {
+		close(loop); /* autoclear: nothing is mounted on it yet, so it detaches now */
+		return mgb_err(err, "out of memory");
+	}
 	return loop;
 }

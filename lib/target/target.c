@@ -99,28 +99,30 @@ static void describe_mount(const char *path, struct mgb_target *t)
 	t->fstype = strdup(best_type);
 }
 
-static char *join_argv(const char *const argv[], const char *last)
+/* argv as one line, with the image's path (the last argument) written IMAGE. */
+static char *join_argv(const char *const argv[])
 {
-	size_t len = strlen(last) + 1;
+	size_t len = 1, n = 0;
 	char *s;
 
-	for (size_t i = 0; argv[i]; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len);
+	while (argv[n])
+		len += strlen(argv[n++]) + 1;
+	s = malloc(len + sizeof("IMAGE"));
 	if (!s)
 		return NULL;
 	s[0] = '\0';
-	for (size_t i = 0; argv[i]; i++) {
-		strcat(s, argv[i]);
-		strcat(s, " ");
+	for (size_t i = 0; i < n; i++) {
+		strcat(s, i + 1 == n ? "IMAGE" : argv[i]);
+		if (i + 1 < n)
+			strcat(s, " ");
 	}
-	strcat(s, last);
 	return s;
 }
 
 static int make_image(const struct mgb_fs_type *fs, struct mgb_target *t, char *err)
 {
 	const char *argv[16];
+	char mkfs[64];
 	size_t n = 0;
 	int fd;
 
@@ -132,11 +134,16 @@ static int make_image(const struct mgb_fs_type *fs, struct mgb_target *t, char *
 		return mgb_err(err, "size %s: %s", t->image, strerror(errno));
 	}
 	close(fd);
+	if (mgb_find_system_program(fs->mkfs[0], mkfs, sizeof(mkfs)) < 0)
+		return mgb_err(err, "%s not found in /usr/sbin, /usr/bin, /sbin or /bin (run ./bootstrap to install it)",
+			       fs->mkfs[0]);
+	argv[n++] = mkfs;
 	for (; fs->mkfs[n] && n < MGB_ARRAY_SIZE(argv) - 2; n++)
 		argv[n] = fs->mkfs[n];
 	argv[n++] = t->image;
 	argv[n] = NULL;
-	t->mkfs_cmd = join_argv(fs->mkfs, "IMAGE");
+	/* The document names the binary that ran. */
+	t->mkfs_cmd = join_argv(argv);
 	return mgb_run_program(argv, err);
 }
 
@@ -224,8 +231,11 @@ void mgb_target_down(struct mgb_target *t)
 	if (t->made_path && t->path)
 		mgb_remove_tree(t->path);
 	if (t->mounted) {
-		if (umount2(t->mnt, 0) < 0)
+		/* Busy: say so, and detach it lazily (the namespace removes it at exit anyway). */
+		if (umount2(t->mnt, 0) < 0) {
+			fprintf(stderr, "mgbench: unmounting %s: %s; detaching it lazily\n", t->mnt, strerror(errno));
 			umount2(t->mnt, MNT_DETACH);
+		}
 		t->mounted = false;
 	}
 	if (t->mnt)
