@@ -40,6 +40,11 @@ static char *slurp_fd(int fd)
 
 void t_mgbench(struct t_output *o, const char *const args[])
 {
+	t_mgbench_with(o, args, NULL, NULL);
+}
+
+void t_mgbench_with(struct t_output *o, const char *const args[], void (*child_setup)(void *), void *arg)
+{
 	const char *bin = getenv("MGBENCH");
 	char outtmp[] = "/tmp/mgbench-test-out.XXXXXX", errtmp[] = "/tmp/mgbench-test-err.XXXXXX";
 	int ofd = mkstemp(outtmp), efd = mkstemp(errtmp), status;
@@ -57,6 +62,8 @@ void t_mgbench(struct t_output *o, const char *const args[])
 	if (pid == 0) {
 		dup2(ofd, STDOUT_FILENO);
 		dup2(efd, STDERR_FILENO);
+		if (child_setup)
+			child_setup(arg);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}

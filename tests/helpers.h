@@ -45,6 +45,8 @@ struct t_output {
 
 /* Run $MGBENCH with the given arguments (NULL-terminated) and capture everything. */
 void t_mgbench(struct t_output *o, const char *const args[]);
+/* The same, with child_setup(arg) run in the child just before the exec (limits, namespaces). */
+void t_mgbench_with(struct t_output *o, const char *const args[], void (*child_setup)(void *), void *arg);
 void t_output_free(struct t_output *o);
 
 /* A fresh path for a result file in the test's own temp dir (removed by t_cleanup). */

@@ -33,6 +33,14 @@ int main(void)
 		{ { "nosuchcommand", NULL }, 2, "nosuchcommand" },
 		{ { "info", "--fs", "zfs", NULL }, 2, "zfs" },
 		{ { "list", "everything", NULL }, 2, "everything" },
+		/* a count the document cannot record (it read back as -1) */
+		{ { "run", "write", "--rounds", "9223372036854775808", NULL }, 2, "--rounds" },
+		{ { "run", "write", "--query", "18446744073709551615", NULL }, 2, "--query" },
+		/* cells that could not be told apart */
+		{ { "run", "write", "--fs", "ext4,ext4", NULL }, 2, "given twice" },
+		{ { "run", "write,write", NULL }, 2, "given twice" },
+		/* each option valid, the pair is not: a usage error before anything runs */
+		{ { "run", "statx06", "--change", "create", "--prequery", "yes", NULL }, 2, "--prequery" },
 	};
 	struct t_host before;
 
