@@ -17,6 +17,9 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run a workload on scratch filesystems and record the results" },
 	{ "list", cmd_list, "list workloads, their options, filesystems and backends" },
 	{ "info", cmd_info, "what this kernel does with timestamps, per filesystem" },
+	{ "compare", cmd_compare, "result documents side by side, with significance" },
+	{ "report", cmd_report, "print a document's tables again (median over several)" },
+	{ "plot", cmd_plot, "draw result documents with gnuplot (png, svg, text)" },
 	{ "help", cmd_help, "show help for mgbench or one of its commands" },
 };
 
@@ -25,7 +28,7 @@ void mgb_print_commands(FILE *out)
 	fprintf(out, "usage: mgbench [--version] [--help] <command> [<args>]\n\n"
 		     "mgbench measures multigrain file timestamps on Linux.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'mgbench help <command>' or 'man mgbench-<command>' for more.\n");
 }
 

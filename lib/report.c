@@ -5,34 +5,38 @@
 #include "util.h"
 #include "workload.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define COL_WIDTH 9
+
+void mgb_format_value(char *buf, size_t len, json_t *v, const char *format)
+{
+	if (!v || json_is_null(v))
+		snprintf(buf, len, "-");
+	else if (!strcmp(format, "yesno"))
+		snprintf(buf, len, "%s", json_is_true(v) ? "yes" : "NO");
+	else if (!strcmp(format, "ratio"))
+		/* Truncated, not rounded: 0.9995 must not read as 1.000. */
+		snprintf(buf, len, "%.3f", (double)(long long)(json_number_value(v) * 1000.0) / 1000.0);
+	else if (!strcmp(format, "ns"))
+		mgb_format_ns(buf, len, json_number_value(v));
+	else if (!strcmp(format, "rate") || !strcmp(format, "int"))
+		snprintf(buf, len, "%.0f", json_number_value(v));
+	else
+		snprintf(buf, len, "%.2f", json_number_value(v));
+}
 
 static void print_value(FILE *out, json_t *v, const char *format)
 {
 	char buf[32];
 
-	if (!v || json_is_null(v)) {
-		fprintf(out, " %*s", COL_WIDTH, "-");
-		return;
-	}
-	if (!strcmp(format, "yesno"))
-		snprintf(buf, sizeof(buf), "%s", json_is_true(v) ? "yes" : "NO");
-	else if (!strcmp(format, "ratio"))
-		/* Truncated, not rounded: 0.9995 must not read as 1.000. */
-		snprintf(buf, sizeof(buf), "%.3f", (double)(long long)(json_number_value(v) * 1000.0) / 1000.0);
-	else if (!strcmp(format, "ns"))
-		mgb_format_ns(buf, sizeof(buf), json_number_value(v));
-	else if (!strcmp(format, "rate") || !strcmp(format, "int"))
-		snprintf(buf, sizeof(buf), "%.0f", json_number_value(v));
-	else
-		snprintf(buf, sizeof(buf), "%.2f", json_number_value(v));
+	mgb_format_value(buf, sizeof(buf), v, format);
 	fprintf(out, " %*s", COL_WIDTH, buf);
 }
 
 /* A long message (an error) as lines of at most 72 columns, indented. */
-static void print_wrapped(FILE *out, const char *text, int indent)
+void mgb_print_wrapped(FILE *out, const char *text, int indent)
 {
 	int width = 72 - indent;
 
@@ -62,21 +66,25 @@ static char *block_key_of(json_t *cell)
 	return s;
 }
 
-static void print_params(FILE *out, json_t *params)
+/* In the workload's option order, so a run and a document read back print the same line. */
+static void print_params(FILE *out, const struct mgb_workload *w, json_t *params)
 {
-	const char *key;
-	json_t *v;
 	int col = 0;
 
-	json_object_foreach(params, key, v) {
-		char *s = json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
-		int len = (int)(strlen(key) + strlen(s) + 3);
+	for (const struct mgb_workload_option *o = w->options; o && o->name; o++) {
+		json_t *v = json_object_get(params, o->name);
+		char *s;
+		int len;
 
+		if (!v)
+			continue;
+		s = json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+		len = (int)(strlen(o->name) + strlen(s) + 3);
 		if (col > 0 && col + len > 72) {
 			fputc('\n', out);
 			col = 0;
 		}
-		col += fprintf(out, "  %s=%s", key, s);
+		col += fprintf(out, "  %s=%s", o->name, s);
 		free(s);
 	}
 	if (col > 0)
@@ -118,8 +126,22 @@ static void mg_line_print(FILE *out, struct mg_line *l)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "%sunknown on %s", *l->yes || *l->no ? "; " : "",
 			      l->unknown);
 	if (*l->yes || *l->no || *l->unknown)
-		print_wrapped(out, text, 0);
+		mgb_print_wrapped(out, text, 0);
 	memset(l, 0, sizeof(*l));
+}
+
+/* Rows a reader added under a cell (report's min and max over several documents). */
+static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *rows)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row) {
+		fprintf(out, "  %-10.10s", json_string_value(json_object_get(row, "label")));
+		for (const struct mgb_column *c = w->columns; c->header; c++)
+			print_value(out, mgb_json_path(json_object_get(row, "metrics"), c->path), c->format);
+		fputc('\n', out);
+	}
 }
 
 void mgb_report_print(FILE *out, json_t *doc)
@@ -143,7 +165,7 @@ void mgb_report_print(FILE *out, json_t *doc)
 		if (!last_block || strcmp(block_key, key)) {
 			mg_line_print(out, &mg);
 			fprintf(out, "%s%s: %s\n", last_block ? "\n" : "", w->name, w->summary);
-			print_params(out, json_object_get(cell, "params"));
+			print_params(out, w, json_object_get(cell, "params"));
 			fprintf(out, "%-6s%-6s", "fs", "via");
 			for (const struct mgb_column *c = w->columns; c->header; c++)
 				fprintf(out, " %*s", COL_WIDTH, c->header);
@@ -159,7 +181,7 @@ void mgb_report_print(FILE *out, json_t *doc)
 			json_string_value(json_object_get(cell, "backend")));
 		if (!json_is_object(metrics)) {
 			fprintf(out, " %s:\n", json_string_value(json_object_get(cell, "status")));
-			print_wrapped(out, json_string_value(json_object_get(cell, "error")) ?: "", 4);
+			mgb_print_wrapped(out, json_string_value(json_object_get(cell, "error")) ?: "", 4);
 			continue;
 		}
 		for (const struct mgb_column *c = w->columns; c->header; c++)
@@ -167,6 +189,7 @@ void mgb_report_print(FILE *out, json_t *doc)
 		if (strcmp(json_string_value(json_object_get(cell, "status")) ?: "", "ok"))
 			fprintf(out, " (%s)", json_string_value(json_object_get(cell, "status")));
 		fputc('\n', out);
+		print_extra_rows(out, w, json_object_get(cell, MGB_REPORT_ROWS));
 	}
 	mg_line_print(out, &mg);
 	free(block_key);
