@@ -138,6 +138,50 @@ static int write_file(const char *path, const char *text, size_t len, char *err)
 	return 0;
 }
 
+/* gnuplot's dumb terminal starts a page with a form feed and pads lines with blanks: an email
+ * wants neither. */
+static int tidy_text_plot(const char *path, char *err)
+{
+	FILE *f = fopen(path, "re");
+	char *text = NULL, *o;
+	size_t len = 0;
+	int c;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!f || !m) {
+		if (f)
+			fclose(f);
+		if (m)
+			fclose(m);
+		free(text);
+		return mgb_err(err, "%s: %s", path, strerror(errno));
+	}
+	while ((c = fgetc(f)) != EOF)
+		if (c != '\f')
+			fputc(c, m);
+	fclose(f);
+	fclose(m);
+	o = text;
+	for (char *line = text, *nl; *line; line = nl + 1) {
+		size_t n;
+
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line) - 1;
+		n = (size_t)(nl - line) + (*nl != '\n');
+		while (n > 0 && line[n - 1] == ' ')
+			n--;
+		memmove(o, line, n);
+		o += n;
+		*o++ = '\n';
+		if (!nl[1] || !*nl)
+			break;
+	}
+	c = write_file(path, text, (size_t)(o - text), err);
+	free(text);
+	return c;
+}
+
 /* Legends: what tells the documents apart, the kernel (and mg) or else the file name. */
 static void make_labels(json_t *const *docs, char *const *paths, unsigned ndocs, char **labels)
 {
@@ -224,7 +268,8 @@ int cmd_plot(int argc, char **argv)
 		goto out_labels;
 	p.output = tmp;
 	script = script_for(docs, (const char *const *)labels, ndocs, &p, &len, err);
-	if (!script || run_gnuplot(script, len, err) < 0 || rename(tmp, out) < 0) {
+	if (!script || run_gnuplot(script, len, err) < 0 ||
+	    (p.format == MGB_PLOT_TXT && tidy_text_plot(tmp, err) < 0) || rename(tmp, out) < 0) {
 		if (script && !*err)
 			mgb_err(err, "%s: %s", out, strerror(errno));
 		fprintf(stderr, "mgbench plot: %s\n", err);
