@@ -225,7 +225,7 @@ static int plot_steps(FILE *out, json_t *const *docs, const char *const *labels,
 				fprintf(out, "EOD\n");
 				snprintf(name, sizeof(name), ndocs > 1 ? "%s %s" : "%s", fs[f], labels[d]);
 				n += (size_t)snprintf(plot + n, n < sizeof(plot) ? sizeof(plot) - n : 0,
-						      "%s $s%u using 1:2 with linespoints title \"%s\"", series ? "," : "",
+						      "%s $s%u using 1:2 with points pointsize 1.2 title \"%s\"", series ? "," : "",
 						      series, name);
 				series++;
 				break; /* the first repeat: the others have the same shape */
