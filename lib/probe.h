@@ -53,6 +53,9 @@ struct mgb_tracecount {
 
 int mgb_tracecount_open(struct mgb_tracecount *tc, const char *group, const char *event,
 			unsigned dev_major, unsigned dev_minor, uint64_t ino, char *err);
+/* The same with any tracepoint filter ("dev == 7340032"), for per-device events like jbd2's. */
+int mgb_tracecount_open_filter(struct mgb_tracecount *tc, const char *group, const char *event, const char *filter,
+			       char *err);
 /* Total hits so far, or -1 if unreadable. */
 int64_t mgb_tracecount_read(const struct mgb_tracecount *tc);
 void mgb_tracecount_close(struct mgb_tracecount *tc);
@@ -71,5 +74,33 @@ int mgb_mgtime_probe(const struct mgb_target *t, const struct mgb_clockinfo *ci,
 /* The probe as a cell's "multigrain" object: {"in_effect": true|false|null, "evidence": {...}},
  * null with evidence.reason when the probe could not run. */
 json_t *mgb_mgtime_evidence_json(const struct mgb_target *t, const struct mgb_clockinfo *ci);
+
+/*
+ * What a filesystem did for its writes, as deltas over a window, attributed to the target's own
+ * device: the block device's writes, sectors and flushes (loop targets); ext4's jbd2 transactions
+ * (/proc/fs/jbd2/DEV-8/info) and handles (the jbd2:jbd2_handle_start tracepoint on the device);
+ * xfs's transactions, log writes and log forces (/sys/fs/xfs/DEV/stats/stats); btrfs's
+ * transaction commits (/sys/fs/btrfs/UUID/commit_stats).  What a filesystem lacks is null.
+ */
+struct mgb_fs_snapshot {
+	bool block, jbd2, xfs, btrfs;
+	uint64_t blk_writes, blk_sectors, blk_flushes;
+	uint64_t jbd2_transactions;
+	uint64_t xfs_trans, xfs_log_writes, xfs_log_forces;
+	uint64_t btrfs_commits;
+	int64_t jbd2_handles; /* from the tracecount, -1 without it */
+};
+
+struct mgb_fs_counters {
+	const struct mgb_target *t;
+	char blockdev[32];
+	char btrfs_uuid[64];
+	struct mgb_tracecount handles;
+	struct mgb_fs_snapshot before;
+};
+
+void mgb_fs_counters_begin(struct mgb_fs_counters *c, const struct mgb_target *t);
+/* The deltas since begin, each also per 1000 of per (writes); closes what begin opened. */
+json_t *mgb_fs_counters_end(struct mgb_fs_counters *c, uint64_t per);
 
 #endif

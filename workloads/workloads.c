@@ -10,6 +10,7 @@ extern const struct mgb_workload mgb_workload_meta;
 extern const struct mgb_workload mgb_workload_statx06;
 extern const struct mgb_workload mgb_workload_ordering;
 extern const struct mgb_workload mgb_workload_revalidate;
+extern const struct mgb_workload mgb_workload_cost;
 
 const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_write,      /* distinct ctimes after queries */
@@ -20,5 +21,6 @@ const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_statx06,    /* the coarse-clock bracket */
 	&mgb_workload_ordering,   /* ordering across inodes: the 6.6 revert */
 	&mgb_workload_revalidate, /* what a caching client misses */
+	&mgb_workload_cost,       /* what fine stamps cost a writer */
 	NULL,
 };

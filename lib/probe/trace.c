@@ -76,8 +76,22 @@ bool mgb_tracepoint_exists(const char *group, const char *event)
 int mgb_tracecount_open(struct mgb_tracecount *tc, const char *group, const char *event,
 			unsigned dev_major, unsigned dev_minor, uint64_t ino, char *err)
 {
-	struct perf_event_attr attr;
 	char filter[128];
+
+	/*
+	 * dev_t inside the kernel is major << 20 | minor.  (dev, ino) names one inode on the
+	 * filesystems mgbench makes; on btrfs with several subvolumes inode numbers repeat under one
+	 * superblock, so a count there could include another subvolume's inode of the same number.
+	 */
+	snprintf(filter, sizeof(filter), "ino == %llu && dev == %u", (unsigned long long)ino,
+		 (dev_major << 20) | dev_minor);
+	return mgb_tracecount_open_filter(tc, group, event, filter, err);
+}
+
+int mgb_tracecount_open_filter(struct mgb_tracecount *tc, const char *group, const char *event, const char *filter,
+			       char *err)
+{
+	struct perf_event_attr attr;
 	int cpus[MGB_TRACECOUNT_MAX_CPUS], ncpu;
 	int id = event_id(group, event);
 
@@ -92,13 +106,6 @@ int mgb_tracecount_open(struct mgb_tracecount *tc, const char *group, const char
 	attr.size = sizeof(attr);
 	attr.config = (uint64_t)id;
 	attr.disabled = 1;
-	/*
-	 * dev_t inside the kernel is major << 20 | minor.  (dev, ino) names one inode on the
-	 * filesystems mgbench makes; on btrfs with several subvolumes inode numbers repeat under one
-	 * superblock, so a count there could include another subvolume's inode of the same number.
-	 */
-	snprintf(filter, sizeof(filter), "ino == %llu && dev == %u", (unsigned long long)ino,
-		 (dev_major << 20) | dev_minor);
 	for (int i = 0; i < ncpu; i++) {
 		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 
