@@ -26,7 +26,7 @@ int main(void)
 					   "--poll", "none", "--cycles", "1", "--rounds", "50", "-q", "-o", path, NULL };
 	char path2[600];
 	const char *const poll_args[] = { "run", "cost", "--fs", "ext4,xfs,btrfs,tmpfs", "--poll-rate", "100000",
-					  "--cycles", "1", "--rounds", "20000", "-o", path2, NULL };
+					  "--cycles", "1", "--rounds", "100000", "-o", path2, NULL };
 	struct t_host before;
 	struct t_output o;
 	json_t *doc, *cell;
