@@ -41,7 +41,7 @@ static int read_line_numbers(const char *path, const char *word, uint64_t *v, in
 static void snapshot(struct mgb_fs_counters *c, struct mgb_fs_snapshot *s)
 {
 	char path[256];
-	uint64_t v[15];
+	uint64_t v[17];
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
@@ -50,18 +50,22 @@ static void snapshot(struct mgb_fs_counters *c, struct mgb_fs_snapshot *s)
 		return;
 	snprintf(path, sizeof(path), "/sys/block/%s/stat", c->blockdev);
 	f = fopen(path, "re");
-	/* fields: reads merged sectors ticks, writes merged sectors ticks, in-flight ..., flushes */
+	/*
+	 * Documentation/block/stat.rst: reads merges sectors ticks, writes merges sectors ticks,
+	 * in_flight io_ticks time_in_queue, discards merges sectors ticks, flushes ticks: the
+	 * flush count is the 16th field (index 15; index 14 is the discards' milliseconds).
+	 */
 	if (f) {
 		int n = 0;
 
-		while (n < 15 && fscanf(f, "%lu", (unsigned long *)&v[n]) == 1)
+		while (n < 17 && fscanf(f, "%lu", (unsigned long *)&v[n]) == 1)
 			n++;
 		fclose(f);
 		if (n >= 7) {
 			s->block = true;
 			s->blk_writes = v[4];
 			s->blk_sectors = v[6];
-			s->blk_flushes = n >= 15 ? v[14] : 0;
+			s->blk_flushes = n >= 16 ? v[15] : 0;
 		}
 	}
 	snprintf(path, sizeof(path), "/proc/fs/jbd2/%s-8/info", c->blockdev);
