@@ -46,4 +46,62 @@ int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err
 /* mkdir -p; 0 or -1 with err set. */
 int mgb_mkdirs(const char *path, char *err);
 
+/* ---- the guest kernel (lib/vm/kernel.c) ---- */
+
+struct mgb_vm_kernel {
+	char *image;     /* bzImage or vmlinux to boot */
+	char *modroot;   /* holds lib/modules/<release>/ (INSTALL_MOD_PATH), or NULL */
+	char *release;   /* uname -r of the image, when known */
+	const char *kind; /* "path" or "debian" */
+	char *package;   /* Debian: the image package */
+	char *version;   /* Debian: its version */
+};
+
+/* Resolve --kernel spec (a path, or debian:6.1 / debian:6.12 / debian:unstable) and --modules
+ * (NULL if not given), fetching and unpacking Debian packages into the cache when needed. */
+int mgb_vm_kernel_get(const char *spec, const char *modules, bool quiet, struct mgb_vm_kernel *k, char *err);
+void mgb_vm_kernel_free(struct mgb_vm_kernel *k);
+/* 0 if path is a bzImage or an x86-64 ELF vmlinux; -1 with err naming what it is not. */
+int mgb_vm_kernel_check(const char *path, char *err);
+
+/* ---- modules (lib/vm/modules.c) ---- */
+
+/* The modules to load, in order, for the named filesystems plus loop: dependencies and pre
+ * softdeps resolved with libkmod, built-in ones left out.  *paths is a NULL-terminated array of
+ * module files (.ko, .ko.xz, .ko.zst).  Fails naming a filesystem whose module is missing. */
+int mgb_vm_modules(const struct mgb_vm_kernel *k, const char *const *fs, char ***paths, char *err);
+
+/* ---- initramfs (lib/vm/initramfs.c) ---- */
+
+struct mgb_vm_guest {
+	const char *const *run_argv; /* the run command's arguments (after "run") */
+	char **modules;              /* from mgb_vm_modules, may be NULL */
+	bool test_init_exit;         /* test knob: /init exits at once (the kernel panics) */
+};
+
+/* Build workdir/initramfs.cpio (mgbench, busybox, mkfs tools, their libraries, modules, /init);
+ * its path (malloc'd) or NULL. */
+char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *err);
+
+/* ---- qemu (lib/vm/qemu.c) ---- */
+
+struct mgb_vm_boot {
+	const char *image, *initrd;
+	const char *accel;  /* "tcg" or "kvm" (kvm falls back to tcg after a probe) */
+	unsigned cpus, mem_mib, timeout_s;
+	bool quiet;
+	/* results */
+	char *accel_used;
+	char *document;     /* the guest's result document (JSON text), or NULL */
+	int guest_status;   /* the guest mgbench's exit status, -1 if it never ran */
+	double boot_s;      /* qemu start to the first workload (the run command starting) */
+};
+
+/* "QEMU emulator version ..." of qemu-system-x86_64 (malloc'd), NULL with err if it is missing. */
+char *mgb_vm_qemu_version(char *err);
+/* Boot, stream the console, collect the document; -1 with a one-line err on failure (panic,
+ * timeout, no document).  A guest mgbench failure returns 0 with guest_status set. */
+int mgb_vm_boot(struct mgb_vm_boot *b, char *err);
+void mgb_vm_boot_free(struct mgb_vm_boot *b);
+
 #endif
