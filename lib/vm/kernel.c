@@ -166,6 +166,65 @@ static char **kernel_packages(const struct mgb_apt *a, const char *image_pkg, ch
 	return v;
 }
 
+/*
+ * The uncompressed vmlinux inside a bzImage, for qemu's PVH entry (Debian's kernels have
+ * CONFIG_PVH): decompressing the xz/zstd payload under TCG costs 1-5 s per boot, once on the
+ * host it is free.  Like linux/scripts/extract-vmlinux: try each xz or zstd magic in the image
+ * and keep the first output that is an ELF file.  Cached beside the image; NULL if none.
+ */
+static char *extract_vmlinux(const char *image, const char *root)
+{
+	static const struct { const char *magic; size_t len; const char *tool; } fmts[] = {
+		{ "\xfd" "7zXZ\0", 6, "xz" }, { "\x28\xb5\x2f\xfd", 4, "zstd" } };
+	char *out = NULL, *tmp = NULL, *buf = NULL, e2[MGB_ERR_LEN];
+	FILE *f;
+	long size;
+
+	if (asprintf(&out, "%s/vmlinux", root) < 0 || asprintf(&tmp, "%s/vmlinux.tmp", root) < 0)
+		goto fail;
+	if (mgb_vm_kernel_check(out, e2) == 0) {
+		free(tmp);
+		return out;
+	}
+	if (!(f = fopen(image, "rb")))
+		goto fail;
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) ||
+	    !(buf = malloc((size_t)size)) || fread(buf, 1, (size_t)size, f) != (size_t)size) {
+		fclose(f);
+		goto fail;
+	}
+	fclose(f);
+	for (size_t k = 0; k < MGB_ARRAY_SIZE(fmts); k++)
+		for (long off = 0; off + (long)fmts[k].len <= size; off++) {
+			char offs[32], head[4];
+			int fd;
+
+			if (memcmp(buf + off, fmts[k].magic, fmts[k].len))
+				continue;
+			snprintf(offs, sizeof(offs), "+%ld", off + 1);
+			/* the payload is followed by more data: the tool's complaint about it is expected */
+			const char *argv[] = { "sh", "-c", "tail -c \"$1\" \"$2\" | \"$0\" -dcq > \"$3\" 2>/dev/null",
+					       fmts[k].tool, offs, image, tmp, NULL };
+			mgb_capture(argv, NULL, NULL, e2);
+			fd = open(tmp, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0 && read(fd, head, 4) == 4 && !memcmp(head, "\177ELF", 4) &&
+			    !close(fd) && !rename(tmp, out)) {
+				free(buf);
+				free(tmp);
+				return out;
+			}
+			if (fd >= 0)
+				close(fd);
+		}
+fail:
+	if (tmp)
+		unlink(tmp);
+	free(buf);
+	free(tmp);
+	free(out);
+	return NULL;
+}
+
 static int from_debian(const char *which, bool quiet, struct mgb_vm_kernel *k, char *err)
 {
 	struct mgb_apt apt;
@@ -267,6 +326,14 @@ static int from_debian(const char *which, bool quiet, struct mgb_vm_kernel *k, c
 	}
 	if (mgb_vm_kernel_check(k->image, err))
 		goto out;
+	{
+		char *vmlinux = extract_vmlinux(k->image, root);
+
+		if (vmlinux) {
+			free(k->image);
+			k->image = vmlinux;
+		}
+	}
 	if (access(done, F_OK)) {
 		int fd = open(done, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 
