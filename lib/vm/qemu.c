@@ -105,7 +105,7 @@ static double now_s(void)
 struct console {
 	char line[4096];
 	size_t len;
-	bool in_doc, saw_init, saw_exit;
+	bool in_doc, saw_init, saw_exit, timed_out;
 	char *doc;
 	size_t doc_len, doc_cap;
 	char panic[256];
@@ -232,6 +232,7 @@ static enum outcome boot_once(struct mgb_vm_boot *b, const char *accel, struct c
 		}
 		if (t >= until) {
 			oc = until == deadline ? BOOT_TIMEOUT : BOOT_PROBE_FAILED;
+			c->timed_out = true;
 			break;
 		}
 		r = poll(&p, 1, (int)((until - t) * 1000) + 1);
@@ -295,8 +296,12 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 	b->guest_status = -1;
 	oc = boot_once(b, accel, &c, err);
 	if (oc == BOOT_PROBE_FAILED) {
-		fprintf(stderr, "mgbench vm: KVM did not boot the kernel within %d s; falling back to TCG\n",
-			KVM_PROBE_S);
+		if (c.timed_out)
+			fprintf(stderr, "mgbench vm: KVM did not reach /init within %d s; falling back to TCG\n",
+				KVM_PROBE_S);
+		else
+			fprintf(stderr, "mgbench vm: KVM failed (%.100s); falling back to TCG\n",
+				c.last[0] ? c.last : "qemu exited");
 		free(c.doc);
 		free(c.stderr_text);
 		accel = "tcg";
