@@ -108,6 +108,11 @@ static void check_cells(json_t *doc, const char *who, bool multigrain)
 		T_CHECK(cell != NULL, "%s: a write cell on %s", who, fs[i]);
 		T_CHECK(t_metric(cell, "ctime.backwards") == 0, "%s %s: backwards 0", who, fs[i]);
 		T_CHECK(t_metric(cell, "ctime.future") == 0, "%s %s: future 0", who, fs[i]);
+		json_t *in_effect = mgb_json_path(cell, "multigrain.in_effect");
+
+		/* the run's own detection (as info reports it) agrees with the counts */
+		T_CHECK(json_is_boolean(in_effect) && json_is_true(in_effect) == multigrain,
+			"%s %s: multigrain.in_effect %s", who, fs[i], multigrain ? "true" : "false");
 		if (multigrain)
 			T_CHECK(ratio == 1.0, "%s %s: distinct ratio %g, want 1.0", who, fs[i], ratio);
 		else

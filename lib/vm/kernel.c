@@ -280,6 +280,7 @@ static int from_debian(const char *which, bool quiet, struct mgb_vm_kernel *k, c
 
 		if (asprintf(&debs, "%s/debs", root) < 0)
 			goto oom;
+		mgb_remove_tree(debs); /* an interrupted download may have left a partial .deb */
 		if (!(parts = kernel_packages(&apt, pkg, err))) {
 			free(debs);
 			goto out;
