@@ -203,6 +203,20 @@ int main(void)
 		doc = t_load(path);
 		check_cells(doc, "host", true);
 		json_decref(doc);
+
+		/* compare judges the distinct change significant, and says TCG rates do not compare */
+		char vm612[512], host[512];
+
+		snprintf(host, sizeof(host), "%s", path); /* t_result_path reuses its buffer */
+		snprintf(vm612, sizeof(vm612), "%s", t_result_path("vm-6.12.json"));
+		const char *cargs[] = { "compare", vm612, host, NULL };
+
+		t_mgbench(&o, cargs);
+		T_CHECK(o.status == 0, "compare: exit %d: %s", o.status, o.err);
+		T_CHECK(o.out && strstr(o.out, "better         <1e-300 fisher"),
+			"compare: the distinct change is significant: %s", o.out ? o.out : "");
+		T_CHECK(o.out && strstr(o.out, "not comparable"), "compare: rates under TCG flagged");
+		t_output_free(&o);
 	}
 
 	/* boot 2: unstable, multigrain */
