@@ -1,0 +1,279 @@
+/*
+ * mgbench vm: the same command inside another kernel under qemu.  The guest runs this mgbench
+ * from an initramfs; its result document comes back over the serial console and is written
+ * here, as `run -o` would, with a top-level "vm" object saying how it was run.
+ */
+#include "config.h"
+#include "mgbench.h"
+#include "result.h"
+#include "stop.h"
+#include "target.h"
+#include "util.h"
+#include "vm.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { OPT_KERNEL = 256, OPT_MODULES, OPT_ACCEL, OPT_CPUS, OPT_MEM, OPT_TIMEOUT, OPT_TEST_INIT_EXIT };
+
+static const struct option opts[] = {
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "modules", required_argument, NULL, OPT_MODULES },
+	{ "accel", required_argument, NULL, OPT_ACCEL },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	/* tests only: the guest's /init exits at once, so the kernel panics */
+	{ "test-init-exit", no_argument, NULL, OPT_TEST_INIT_EXIT },
+	{ 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mgbench vm --kernel K [options] -- run WORKLOAD [run options]\n\n"
+		"Run an mgbench command inside kernel K under qemu (TCG).\n\n"
+		"  --kernel K      a bzImage/vmlinux path, or debian:6.1, debian:6.12,\n"
+		"                  debian:unstable (downloaded into the cache)\n"
+		"  --modules DIR   modules tree of a kernel path (INSTALL_MOD_PATH)\n"
+		"  --accel A       tcg (default) or kvm (probed, falls back to tcg)\n"
+		"  --cpus N        virtual CPUs (default 1)\n"
+		"  --mem MIB       guest memory in MiB (default 1024)\n"
+		"  --timeout S     give up on the guest after S seconds (default 600)\n"
+		"  -o, --output F  result document (default mgbench-vm-DATE.json)\n"
+		"  -q, --quiet     no console output, errors only\n");
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *v)
+{
+	uint64_t x;
+
+	if (mgb_parse_u64(s, &x) || x < lo || x > hi)
+		return mgb_usage_error("vm", "%s wants a number from %u to %u, not '%s'", opt, lo, hi, s);
+	*v = (unsigned)x;
+	return 0;
+}
+
+/* The guest command with -o/--output taken out (the host writes the document) and the guest's
+ * own output path added; *fs gets the --fs list (or the default). */
+static char **guest_argv(int argc, char **argv, const char **output, const char **fs)
+{
+	char **g = calloc((size_t)argc + 4, sizeof(*g));
+	int n = 0;
+	bool run = !strcmp(argv[0], "run");
+
+	if (!g)
+		return NULL;
+	*fs = MGB_DEFAULT_FS;
+	for (int i = 0; i < argc; i++) {
+		if (run && (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
+			*output = argv[++i];
+			continue;
+		}
+		if (run && !strncmp(argv[i], "--output=", 9)) {
+			*output = argv[i] + 9;
+			continue;
+		}
+		if (!strcmp(argv[i], "--fs") && i + 1 < argc)
+			*fs = argv[i + 1];
+		else if (!strncmp(argv[i], "--fs=", 5))
+			*fs = argv[i] + 5;
+		g[n++] = argv[i];
+	}
+	if (run && argc > 1) {
+		g[n++] = "-o";
+		g[n++] = "/out/result.json";
+	}
+	return g;
+}
+
+/* The filesystems the guest needs modules for: the --fs list, plus loop for image-backed ones. */
+static const char **module_targets(const char *list, char **copy)
+{
+	const char **v = calloc(34, sizeof(*v));
+	char *save = NULL;
+	bool loop = false;
+	int n = 0;
+
+	*copy = strdup(list);
+	if (!v || !*copy)
+		return v;
+	for (char *t = strtok_r(*copy, ",", &save); t && n < 32; t = strtok_r(NULL, ",", &save)) {
+		const struct mgb_fs_type *fs = mgb_fs_type_find(t);
+
+		v[n++] = t;
+		loop |= fs && fs->loop;
+	}
+	if (loop)
+		v[n++] = "loop";
+	return v;
+}
+
+static char *default_output(void)
+{
+	char name[64];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(name, sizeof(name), "mgbench-vm-%Y%m%d-%H%M%S.json", &tm);
+	return strdup(name);
+}
+
+int cmd_vm(int argc, char **argv)
+{
+	const char *kernel = NULL, *modules = NULL, *accel = "tcg", *output = NULL, *fs = NULL;
+	unsigned cpus = 1, mem = 1024, timeout = 600;
+	bool quiet = false, test_init_exit = false, have_out = false, session_up = false;
+	struct mgb_vm_kernel k = { 0 };
+	struct mgb_vm_boot b = { 0 };
+	struct mgb_output out;
+	struct mgb_session session;
+	char err[MGB_ERR_LEN] = "", **gargv = NULL, **mods = NULL, *fscopy = NULL, *qver = NULL;
+	char *initrd = NULL, *outname = NULL;
+	const char **targets = NULL;
+	int c, rc = MGB_EXIT_FAIL;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_KERNEL: kernel = optarg; break;
+		case OPT_MODULES: modules = optarg; break;
+		case OPT_ACCEL:
+			if (strcmp(optarg, "tcg") && strcmp(optarg, "kvm"))
+				return mgb_usage_error("vm", "--accel is tcg or kvm, not '%s'", optarg);
+			accel = optarg;
+			break;
+		case OPT_CPUS:
+			if (parse_uint("--cpus", optarg, 1, 64, &cpus))
+				return MGB_EXIT_USAGE;
+			break;
+		case OPT_MEM:
+			if (parse_uint("--mem", optarg, 256, 65536, &mem))
+				return MGB_EXIT_USAGE;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_uint("--timeout", optarg, 5, 86400, &timeout))
+				return MGB_EXIT_USAGE;
+			break;
+		case 'o': output = optarg; break;
+		case 'q': quiet = true; break;
+		case OPT_TEST_INIT_EXIT: test_init_exit = true; break;
+		case 'h': usage(stdout); return MGB_EXIT_OK;
+		case ':': return mgb_usage_error("vm", "option %s needs a value", argv[optind - 1]);
+		default: return mgb_usage_error("vm", "unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (!kernel)
+		return mgb_usage_error("vm", "--kernel is required (a path, or debian:6.12 ...)");
+	if (optind >= argc)
+		return mgb_usage_error("vm", "no command: mgbench vm --kernel K -- run WORKLOAD ...");
+	if (strcmp(argv[optind], "run") && strcmp(argv[optind], "info") && strcmp(argv[optind], "list"))
+		return mgb_usage_error("vm", "the guest runs run, info or list, not '%s'", argv[optind]);
+	if (!(gargv = guest_argv(argc - optind, argv + optind, &output, &fs)))
+		goto out;
+
+	/* Everything that can fail fast, before any download or boot. */
+	if (!(qver = mgb_vm_qemu_version(err)))
+		goto fail;
+	if (strncmp(kernel, "debian:", 7) && mgb_vm_kernel_check(kernel, err))
+		goto fail;
+	if (!strcmp(gargv[0], "run") && argc - optind > 1) {
+		outname = output ? strdup(output) : default_output();
+		if (mgb_output_open(&out, outname, err) < 0)
+			goto fail;
+		have_out = true;
+	}
+	mgb_stop_install();
+	if (mgb_vm_kernel_get(kernel, modules, quiet, &k, err))
+		goto fail;
+	targets = module_targets(fs, &fscopy);
+	if (!targets || mgb_vm_modules(&k, targets, &mods, err))
+		goto fail;
+	/* the initramfs lives in the session's private temp dir, gone however we exit */
+	if (mgb_session_begin(&session, true, err) < 0)
+		goto fail_session;
+	session_up = true;
+	{
+		struct mgb_vm_guest g = { (const char *const *)gargv, mods, test_init_exit };
+
+		if (!(initrd = mgb_vm_initramfs(session.tmpdir, &g, err)))
+			goto fail;
+	}
+	b.image = k.image;
+	b.initrd = initrd;
+	b.accel = accel;
+	b.cpus = cpus;
+	b.mem_mib = mem;
+	b.timeout_s = timeout;
+	b.quiet = quiet;
+	if (!quiet)
+		fprintf(stderr, "mgbench vm: booting %s (%s) under %s, %u CPU, %u MiB\n",
+			k.release ? k.release : k.image, kernel, accel, cpus, mem);
+	if (mgb_vm_boot(&b, err))
+		goto fail;
+	if (b.guest_status != 0) {
+		fprintf(stderr, "mgbench vm: the guest's mgbench %s failed (exit %d)%s\n", gargv[0],
+			b.guest_status, quiet ? "" : "; its errors are above");
+		rc = MGB_EXIT_FAIL;
+		if (!b.document)
+			goto out;
+	}
+	if (have_out) {
+		json_error_t je;
+		json_t *doc = b.document ? json_loads(b.document, 0, &je) : NULL;
+		json_t *src;
+
+		if (!doc) {
+			mgb_err(err, "the guest sent no readable result document");
+			goto fail;
+		}
+		if (!strcmp(k.kind, "path"))
+			src = json_pack("{s:s, s:s, s:s?}", "kind", "path", "path", k.image, "version",
+					k.release);
+		else
+			src = json_pack("{s:s, s:s, s:s}", "kind", "debian", "package", k.package, "version",
+					k.version);
+		json_object_set_new(doc, "vm",
+				    json_pack("{s:s, s:s, s:s, s:i, s:i, s:o, s:f}", "qemu_version", qver,
+					      "accel", b.accel_used, "cpu", "max", "cpus", (int)cpus,
+					      "mem_mib", (int)mem, "kernel_source", src, "boot_s",
+					      b.boot_s));
+		rc = mgb_output_commit(&out, doc, err);
+		json_decref(doc);
+		have_out = false;
+		if (rc < 0)
+			goto fail;
+		if (!quiet)
+			printf("results: %s\n", outname);
+		rc = b.guest_status ? MGB_EXIT_FAIL : MGB_EXIT_OK;
+	} else
+		rc = b.guest_status ? MGB_EXIT_FAIL : MGB_EXIT_OK;
+	goto out;
+fail_session:
+	mgb_session_end(&session);
+fail:
+	fprintf(stderr, "mgbench vm: %s\n", err);
+	rc = mgb_stop_requested() ? MGB_EXIT_SIGNAL_BASE + mgb_stop_signal : MGB_EXIT_FAIL;
+out:
+	if (have_out)
+		mgb_output_abort(&out);
+	if (session_up)
+		mgb_session_end(&session);
+	mgb_vm_boot_free(&b);
+	mgb_vm_kernel_free(&k);
+	mgb_strv_free(mods);
+	free(targets);
+	free(fscopy);
+	free(gargv);
+	free(qver);
+	free(initrd);
+	free(outname);
+	return rc;
+}

@@ -1,0 +1,107 @@
+/*
+ * VM machinery (used by cmd/vm.c, and by `mgbench kernel build` for the cache and apt): a
+ * persistent download cache, apt-get download through the system's or a private apt
+ * configuration, kernel unpacking, module resolution, the initramfs and the qemu launch.
+ */
+#ifndef MGB_VM_H
+#define MGB_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- cache + apt (lib/vm/apt.c) ---- */
+
+/* The persistent cache (kept by `make distclean`, shared by runs): $MGBENCH_CACHE, else
+ * /var/cache/mgbench as root, else $XDG_CACHE_HOME/mgbench (~/.cache/mgbench).  Created if
+ * missing; malloc'd path, NULL with err set on failure. */
+char *mgb_cache_dir(char *err);
+
+/* An apt configuration: the system's (dir NULL) or a private one under the cache that reuses the
+ * system's Debian mirror for another suite and never touches the system's apt state. */
+struct mgb_apt {
+	char *dir;        /* private root (sources, lists, cache), or NULL for the system's */
+	char *opts[8];    /* "-o" settings passed to apt-get/apt-cache (NULL-terminated) */
+};
+
+/* The system configuration (nothing to set up). */
+void mgb_apt_system(struct mgb_apt *a);
+/* A private configuration for suite (e.g. "sid") under cache/apt/<suite>; runs `apt-get update`
+ * into it when its lists are missing or older than a day. */
+int mgb_apt_private(struct mgb_apt *a, const char *cache, const char *suite, bool quiet, char *err);
+void mgb_apt_free(struct mgb_apt *a);
+
+/* The first Debian mirror URI configured in /etc/apt (malloc'd), or NULL with err set. */
+char *mgb_apt_mirror(char *err);
+/* The candidate version of pkg (malloc'd), or NULL with err set (unknown package). */
+char *mgb_apt_version(const struct mgb_apt *a, const char *pkg, char *err);
+/* Names pkg depends on (first of each alternative), NULL-terminated malloc'd array. */
+char **mgb_apt_depends(const struct mgb_apt *a, const char *pkg, char *err);
+void mgb_strv_free(char **v);
+/* `apt-get download pkg` into dir (made if missing); the .deb's path (malloc'd) or NULL. */
+char *mgb_apt_download(const struct mgb_apt *a, const char *pkg, const char *dir, bool quiet, char *err);
+
+/* Run argv (argv[0] looked up in PATH) in cwd (NULL: ours), stdout+stderr captured into *out
+ * (malloc'd, NUL-terminated; may be NULL).  Returns the exit status, or -1 with err set. */
+int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err);
+/* mkdir -p; 0 or -1 with err set. */
+int mgb_mkdirs(const char *path, char *err);
+
+/* ---- the guest kernel (lib/vm/kernel.c) ---- */
+
+struct mgb_vm_kernel {
+	char *image;     /* bzImage or vmlinux to boot */
+	char *modroot;   /* holds lib/modules/<release>/ (INSTALL_MOD_PATH), or NULL */
+	char *release;   /* uname -r of the image, when known */
+	const char *kind; /* "path" or "debian" */
+	char *package;   /* Debian: the image package */
+	char *version;   /* Debian: its version */
+};
+
+/* Resolve --kernel spec (a path, or debian:6.1 / debian:6.12 / debian:unstable) and --modules
+ * (NULL if not given), fetching and unpacking Debian packages into the cache when needed. */
+int mgb_vm_kernel_get(const char *spec, const char *modules, bool quiet, struct mgb_vm_kernel *k, char *err);
+void mgb_vm_kernel_free(struct mgb_vm_kernel *k);
+/* 0 if path is a bzImage or an x86-64 ELF vmlinux; -1 with err naming what it is not. */
+int mgb_vm_kernel_check(const char *path, char *err);
+
+/* ---- modules (lib/vm/modules.c) ---- */
+
+/* The modules to load, in order, for the named filesystems plus loop: dependencies and pre
+ * softdeps resolved with libkmod, built-in ones left out.  *paths is a NULL-terminated array of
+ * module files (.ko, .ko.xz, .ko.zst).  Fails naming a filesystem whose module is missing. */
+int mgb_vm_modules(const struct mgb_vm_kernel *k, const char *const *fs, char ***paths, char *err);
+
+/* ---- initramfs (lib/vm/initramfs.c) ---- */
+
+struct mgb_vm_guest {
+	const char *const *run_argv; /* the run command's arguments (after "run") */
+	char **modules;              /* from mgb_vm_modules, may be NULL */
+	bool test_init_exit;         /* test knob: /init exits at once (the kernel panics) */
+};
+
+/* Build workdir/initramfs.cpio (mgbench, busybox, mkfs tools, their libraries, modules, /init);
+ * its path (malloc'd) or NULL. */
+char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *err);
+
+/* ---- qemu (lib/vm/qemu.c) ---- */
+
+struct mgb_vm_boot {
+	const char *image, *initrd;
+	const char *accel;  /* "tcg" or "kvm" (kvm falls back to tcg after a probe) */
+	unsigned cpus, mem_mib, timeout_s;
+	bool quiet;
+	/* results */
+	char *accel_used;
+	char *document;     /* the guest's result document (JSON text), or NULL */
+	int guest_status;   /* the guest mgbench's exit status, -1 if it never ran */
+	double boot_s;      /* qemu start to the first workload (the run command starting) */
+};
+
+/* "QEMU emulator version ..." of qemu-system-x86_64 (malloc'd), NULL with err if it is missing. */
+char *mgb_vm_qemu_version(char *err);
+/* Boot, stream the console, collect the document; -1 with a one-line err on failure (panic,
+ * timeout, no document).  A guest mgbench failure returns 0 with guest_status set. */
+int mgb_vm_boot(struct mgb_vm_boot *b, char *err);
+void mgb_vm_boot_free(struct mgb_vm_boot *b);
+
+#endif

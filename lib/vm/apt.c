@@ -1,0 +1,410 @@
+/*
+ * The download cache and apt-get download.  Packages are fetched with the system's apt (its
+ * configured suites) or, for a suite the system does not carry (sid), with a private
+ * configuration in the cache: its own sources, lists and archives, the system's mirror URI and
+ * keyring, so the system's apt state never changes.
+ */
+#include "config.h"
+#include "vm.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+int mgb_mkdirs(const char *path, char *err)
+{
+	char *p = strdup(path);
+
+	if (!p)
+		return mgb_err(err, "out of memory");
+	for (char *s = p + 1;; s++) {
+		char c = *s;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST) {
+			mgb_err(err, "cannot create %s: %s", p, strerror(errno));
+			free(p);
+			return -1;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return 0;
+}
+
+char *mgb_cache_dir(char *err)
+{
+	const char *env = getenv("MGBENCH_CACHE");
+	char *dir = NULL;
+
+	if (env && *env)
+		dir = strdup(env);
+	else if (geteuid() == 0)
+		dir = strdup("/var/cache/mgbench");
+	else if ((env = getenv("XDG_CACHE_HOME")) && *env) {
+		if (asprintf(&dir, "%s/mgbench", env) < 0)
+			dir = NULL;
+	} else if ((env = getenv("HOME")) && *env) {
+		if (asprintf(&dir, "%s/.cache/mgbench", env) < 0)
+			dir = NULL;
+	} else {
+		mgb_err(err, "no cache directory: set MGBENCH_CACHE");
+		return NULL;
+	}
+	if (!dir) {
+		mgb_err(err, "out of memory");
+		return NULL;
+	}
+	if (mgb_mkdirs(dir, err)) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err)
+{
+	int pfd[2];
+	pid_t pid;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int status;
+
+	if (out)
+		*out = NULL;
+	if (pipe2(pfd, O_CLOEXEC))
+		return mgb_err(err, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return mgb_err(err, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		if (cwd && chdir(cwd))
+			_exit(126);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap ? cap * 2 : 8192);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap = cap ? cap * 2 : 8192;
+		}
+		n = read(pfd[0], buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(pfd[0]);
+	if (buf)
+		buf[len] = '\0';
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			free(buf);
+			return mgb_err(err, "waitpid: %s", strerror(errno));
+		}
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return mgb_err(err, "cannot run %s", argv[0]);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The last "E:" line of apt's output (or its last line), for a one-line error. */
+static const char *apt_error(char *out)
+{
+	char *best = NULL, *save = NULL;
+
+	if (!out)
+		return "no output";
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (!best || !strncmp(l, "E: ", 3) || strncmp(best, "E: ", 3))
+			best = l;
+	return best ? best : "no output";
+}
+
+void mgb_apt_system(struct mgb_apt *a)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+void mgb_apt_free(struct mgb_apt *a)
+{
+	free(a->dir);
+	for (int i = 0; a->opts[i]; i++)
+		free(a->opts[i]);
+	memset(a, 0, sizeof(*a));
+}
+
+char *mgb_apt_mirror(char *err)
+{
+	/* deb822 "URIs:" lines in sources.list.d, then one-line "deb URI suite" entries. */
+	static const char *const files[] = { "/etc/apt/sources.list.d/debian.sources",
+					      "/etc/apt/sources.list" };
+	char line[1024];
+
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(files); i++) {
+		FILE *f = fopen(files[i], "r");
+
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			char uri[1024];
+
+			if ((sscanf(line, " URIs: %1023s", uri) == 1 ||
+			     sscanf(line, " deb %1023s", uri) == 1) &&
+			    strstr(uri, "debian") && !strstr(uri, "security")) {
+				fclose(f);
+				return strdup(uri);
+			}
+		}
+		fclose(f);
+	}
+	mgb_err(err, "no Debian mirror configured in /etc/apt");
+	return NULL;
+}
+
+static int lists_fresh(const char *lists)
+{
+	DIR *d = opendir(lists);
+	struct dirent *e;
+	int fresh = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, "_Packages")) {
+			struct stat st;
+
+			if (!fstatat(dirfd(d), e->d_name, &st, 0) &&
+			    time(NULL) - st.st_mtime < 24 * 3600)
+				fresh = 1;
+		}
+	closedir(d);
+	return fresh;
+}
+
+int mgb_apt_private(struct mgb_apt *a, const char *cache, const char *suite, bool quiet, char *err)
+{
+	char *mirror = NULL, *path = NULL, *out = NULL;
+	FILE *f;
+	int n = 0, rc = -1;
+
+	memset(a, 0, sizeof(*a));
+	if (asprintf(&a->dir, "%s/apt/%s", cache, suite) < 0) {
+		a->dir = NULL;
+		return mgb_err(err, "out of memory");
+	}
+	if (!(mirror = mgb_apt_mirror(err)))
+		goto out;
+	if (asprintf(&path, "%s/lists/partial", a->dir) < 0 || mgb_mkdirs(path, err))
+		goto out;
+	free(path);
+	if (asprintf(&path, "%s/cache/archives/partial", a->dir) < 0 || mgb_mkdirs(path, err))
+		goto out;
+	free(path);
+	if (asprintf(&path, "%s/sources.list.d", a->dir) < 0 || mgb_mkdirs(path, err))
+		goto out;
+	free(path);
+	if (asprintf(&path, "%s/sources.list.d/%s.sources", a->dir, suite) < 0)
+		goto oom;
+	if (!(f = fopen(path, "w"))) {
+		mgb_err(err, "cannot write %s: %s", path, strerror(errno));
+		goto out;
+	}
+	fprintf(f, "Types: deb\nURIs: %s\nSuites: %s\nComponents: main\n"
+		   "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n", mirror, suite);
+	if (fclose(f)) {
+		mgb_err(err, "cannot write %s", path);
+		goto out;
+	}
+	if (asprintf(&a->opts[n++], "Dir::Etc::SourceList=/dev/null") < 0 ||
+	    asprintf(&a->opts[n++], "Dir::Etc::SourceParts=%s/sources.list.d", a->dir) < 0 ||
+	    asprintf(&a->opts[n++], "Dir::State::Lists=%s/lists", a->dir) < 0 ||
+	    asprintf(&a->opts[n++], "Dir::Cache=%s/cache", a->dir) < 0 ||
+	    asprintf(&a->opts[n++], "Dir::State::status=/dev/null") < 0)
+		goto oom;
+	free(path);
+	if (asprintf(&path, "%s/lists", a->dir) < 0)
+		goto oom;
+	if (!lists_fresh(path)) {
+		const char *argv[16] = { "apt-get", "-q" };
+		int k = 2, st;
+
+		for (int i = 0; a->opts[i]; i++) {
+			argv[k++] = "-o";
+			argv[k++] = a->opts[i];
+		}
+		argv[k++] = "update";
+		argv[k] = NULL;
+		if (!quiet)
+			fprintf(stderr, "mgbench vm: apt-get update for %s (private lists in %s)\n",
+				suite, a->dir);
+		st = mgb_capture(argv, NULL, &out, err);
+		if (st < 0)
+			goto out;
+		if (st) {
+			mgb_err(err, "apt-get update for %s failed: %s", suite, apt_error(out));
+			goto out;
+		}
+	}
+	rc = 0;
+	goto out;
+oom:
+	mgb_err(err, "out of memory");
+out:
+	free(mirror);
+	free(path);
+	free(out);
+	if (rc)
+		mgb_apt_free(a);
+	return rc;
+}
+
+/* Run apt-get/apt-cache with a's settings and args; output in *out. */
+static int apt_run(const struct mgb_apt *a, const char *tool, const char *const *args,
+		   const char *cwd, char **out, char *err)
+{
+	const char *argv[32] = { tool, "-q" };
+	int k = 2;
+
+	for (int i = 0; a->opts[i]; i++) {
+		argv[k++] = "-o";
+		argv[k++] = a->opts[i];
+	}
+	for (int i = 0; args[i] && k < 31; i++)
+		argv[k++] = args[i];
+	argv[k] = NULL;
+	return mgb_capture(argv, cwd, out, err);
+}
+
+char *mgb_apt_version(const struct mgb_apt *a, const char *pkg, char *err)
+{
+	const char *args[] = { "policy", pkg, NULL };
+	char *out = NULL, *v = NULL, *c;
+	int st = apt_run(a, "apt-cache", args, NULL, &out, err);
+
+	if (st < 0)
+		return NULL;
+	if (st == 0 && out && (c = strstr(out, "Candidate: "))) {
+		c += strlen("Candidate: ");
+		c[strcspn(c, "\n")] = '\0';
+		if (strcmp(c, "(none)"))
+			v = strdup(c);
+	}
+	if (!v)
+		mgb_err(err, "apt knows no package %s", pkg);
+	free(out);
+	return v;
+}
+
+void mgb_strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+char **mgb_apt_depends(const struct mgb_apt *a, const char *pkg, char *err)
+{
+	const char *args[] = { "depends", pkg, NULL };
+	char *out = NULL, *save = NULL;
+	char **v = calloc(64, sizeof(*v));
+	int n = 0, st, alt = 0;
+
+	if (!v) {
+		mgb_err(err, "out of memory");
+		return NULL;
+	}
+	st = apt_run(a, "apt-cache", args, NULL, &out, err);
+	if (st) {
+		if (st > 0)
+			mgb_err(err, "apt-cache depends %s failed: %s", pkg, apt_error(out));
+		free(out);
+		free(v);
+		return NULL;
+	}
+	/* "  Depends: name" lines; "  |Depends: a" opens an alternative whose first name we take. */
+	for (char *l = strtok_r(out, "\n", &save); l && n < 63; l = strtok_r(NULL, "\n", &save)) {
+		char name[256];
+		bool bar = strstr(l, "|Depends: ") != NULL;
+
+		if (sscanf(l, " |Depends: %255s", name) != 1 && sscanf(l, " Depends: %255s", name) != 1)
+			continue;
+		if (!alt && name[0] != '<')
+			v[n++] = strdup(name);
+		alt = bar;
+	}
+	free(out);
+	return v;
+}
+
+char *mgb_apt_download(const struct mgb_apt *a, const char *pkg, const char *dir, bool quiet, char *err)
+{
+	const char *args[] = { "download", pkg, NULL };
+	char *out = NULL, *deb = NULL;
+	size_t plen = strlen(pkg);
+	DIR *d;
+	struct dirent *e;
+	int st;
+
+	if (mgb_mkdirs(dir, err))
+		return NULL;
+	if (!quiet)
+		fprintf(stderr, "mgbench vm: downloading %s\n", pkg);
+	st = apt_run(a, "apt-get", args, dir, &out, err);
+	if (st) {
+		if (st > 0)
+			mgb_err(err, "apt-get download %s failed: %s", pkg, apt_error(out));
+		free(out);
+		return NULL;
+	}
+	free(out);
+	if (!(d = opendir(dir))) {
+		mgb_err(err, "cannot read %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	while (!deb && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (!strncmp(e->d_name, pkg, plen) && e->d_name[plen] == '_' && l > 4 &&
+		    !strcmp(e->d_name + l - 4, ".deb") && asprintf(&deb, "%s/%s", dir, e->d_name) < 0)
+			deb = NULL;
+	}
+	closedir(d);
+	if (!deb)
+		mgb_err(err, "apt-get download %s left no .deb in %s", pkg, dir);
+	return deb;
+}

@@ -1,0 +1,364 @@
+/*
+ * The guest's initramfs: busybox (static) for /init and its tools, this mgbench binary, the
+ * mkfs programs it runs, every shared library ldd lists for them, the modules to load
+ * (decompressed: the guest has no modprobe and busybox insmod wants plain .ko), and an /init
+ * that runs the command and sends the result document back over the serial console.  Packed
+ * uncompressed with cpio (newc): the TCG guest unpacks it faster than it would gunzip it.
+ */
+#include "config.h"
+#include "vm.h"
+#include "util.h"
+#include "target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The guest's PID 1.  Lines starting MGBVM- are for the host (lib/vm/qemu.c). */
+static const char init_script[] =
+	"#!/bin/sh\n"
+	"export PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n"
+	"mount -t proc proc /proc; mount -t sysfs sysfs /sys\n"
+	"mount -t devtmpfs devtmpfs /dev; mount -t tmpfs tmpfs /tmp\n"
+	"mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null\n"
+	"mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null\n"
+	"up() { cut -d' ' -f1 /proc/uptime; }\n"
+	"echo \"MGBVM-INIT $(up) $(uname -r)\"\n"
+	"[ -f /etc/mgbench-test-init-exit ] && exit 1\n"
+	"for m in /lib/mgbench-modules/*.ko; do\n"
+	"  [ -f \"$m\" ] || continue\n"
+	"  n=${m##*/}; n=${n#*-}; n=${n%.ko}; t=$(up)\n"
+	"  if insmod \"$m\" 2>/tmp/insmod.err; then echo \"MGBVM-INSMOD $n $t $(up)\"\n"
+	"  else echo \"MGBVM-INSMOD-FAILED $n: $(cat /tmp/insmod.err)\"; fi\n"
+	"done\n"
+	"for i in 1 2 3 4 5 6 7 8 9 10; do [ -e /dev/loop-control ] && break; sleep 0.1; done\n"
+	". /etc/mgbench-run\n"
+	"echo \"MGBVM-RUN $(up)\"\n"
+	"mgbench \"$@\" 2>/tmp/mgbench.err\n"
+	"rc=$?\n"
+	"sed 's/^/MGBVM-STDERR /' /tmp/mgbench.err\n"
+	"if [ -s /out/result.json ]; then\n"
+	"  echo MGBVM-DOC-BEGIN; base64 /out/result.json; echo MGBVM-DOC-END\n"
+	"fi\n"
+	"echo \"MGBVM-EXIT $rc\"\n"
+	"sync\n"
+	/* isa-debug-exit (iobase 0xf4) ends qemu at once; poweroff if /dev/port is missing */
+	"printf '\\001' | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null\n"
+	"poweroff -f\n";
+
+static int copy_file(const char *src, const char *dst, mode_t mode, char *err)
+{
+	char buf[65536], *d = strdup(dst);
+	int in, out, rc = 0;
+	ssize_t n;
+
+	if (!d)
+		return mgb_err(err, "out of memory");
+	rc = mgb_mkdirs(dirname(d), err);
+	free(d);
+	if (rc)
+		return -1;
+	if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0)
+		return mgb_err(err, "cannot read %s: %s", src, strerror(errno));
+	if ((out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)) < 0) {
+		close(in);
+		return mgb_err(err, "cannot write %s: %s", dst, strerror(errno));
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			rc = mgb_err(err, "cannot write %s: %s", dst, strerror(errno));
+			break;
+		}
+	if (n < 0)
+		rc = mgb_err(err, "cannot read %s: %s", src, strerror(errno));
+	close(in);
+	if (close(out) && !rc)
+		rc = mgb_err(err, "cannot write %s: %s", dst, strerror(errno));
+	return rc;
+}
+
+/* Copy a host file to the same path under root (following symlinks). */
+static int copy_same(const char *root, const char *src, char *err)
+{
+	char *dst;
+	struct stat st;
+	int rc;
+
+	if (stat(src, &st))
+		return mgb_err(err, "cannot find %s: %s", src, strerror(errno));
+	if (asprintf(&dst, "%s%s", root, src) < 0)
+		return mgb_err(err, "out of memory");
+	rc = access(dst, F_OK) ? copy_file(src, dst, st.st_mode & 0777, err) : 0;
+	free(dst);
+	return rc;
+}
+
+/* A program's shared libraries as ldd prints them ("=> /path (" and "/lib64/ld... ("). */
+static int copy_libraries(const char *root, const char *prog, char *err)
+{
+	const char *argv[] = { "ldd", prog, NULL };
+	char *out = NULL, *save = NULL;
+	int st = mgb_capture(argv, NULL, &out, err), rc = 0;
+
+	if (st < 0)
+		return -1;
+	if (st) { /* "not a dynamic executable": nothing to copy */
+		free(out);
+		return 0;
+	}
+	for (char *l = strtok_r(out, "\n", &save); l && !rc; l = strtok_r(NULL, "\n", &save)) {
+		char *p = strstr(l, "=> "), *e;
+
+		p = p ? p + 3 : l;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '/')
+			continue;
+		if ((e = strstr(p, " (")))
+			*e = '\0';
+		rc = copy_same(root, p, err);
+	}
+	free(out);
+	return rc;
+}
+
+/* The full path of a program in PATH (malloc'd), or NULL. */
+static char *which(const char *prog)
+{
+	const char *path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		char *f;
+
+		if (asprintf(&f, "%.*s/%s", (int)n, p, prog) < 0)
+			return NULL;
+		if (!access(f, X_OK))
+			return f;
+		free(f);
+		p += n + (p[n] == ':');
+	}
+	return NULL;
+}
+
+static int add_program(const char *root, const char *host, const char *guest, char *err)
+{
+	char *dst;
+	int rc;
+
+	if (asprintf(&dst, "%s%s", root, guest) < 0)
+		return mgb_err(err, "out of memory");
+	rc = copy_file(host, dst, 0755, err);
+	free(dst);
+	return rc ? rc : copy_libraries(root, host, err);
+}
+
+/* Copy (and decompress) module i to /lib/mgbench-modules/NNN-name.ko, NNN the load order. */
+static int add_module(const char *root, const char *src, unsigned i, char *err)
+{
+	char *base = strdup(strrchr(src, '/') ? strrchr(src, '/') + 1 : src), *dst = NULL, *dot;
+	const char *tool = NULL;
+	int rc;
+
+	if (!base)
+		return mgb_err(err, "out of memory");
+	if ((dot = strstr(base, ".ko"))) {
+		if (!strcmp(dot, ".ko.xz"))
+			tool = "xz";
+		else if (!strcmp(dot, ".ko.zst"))
+			tool = "zstd";
+		else if (!strcmp(dot, ".ko.gz"))
+			tool = "gzip";
+		*dot = '\0';
+	}
+	if (asprintf(&dst, "%s/lib/mgbench-modules/%03u-%s.ko", root, i, base) < 0) {
+		free(base);
+		return mgb_err(err, "out of memory");
+	}
+	free(base);
+	if (!tool)
+		rc = copy_file(src, dst, 0644, err);
+	else {
+		const char *argv[] = { "sh", "-c", "exec \"$0\" -dc -- \"$1\" > \"$2\"", tool, src, dst, NULL };
+		char *out = NULL;
+		int st;
+
+		st = mgb_capture(argv, NULL, &out, err); /* lib/mgbench-modules exists already */
+		if (st > 0)
+			mgb_err(err, "%s -dc %s failed: %s", tool, src, out ? out : "");
+		free(out);
+		rc = st ? -1 : 0;
+	}
+	free(dst);
+	return rc;
+}
+
+static int write_text(const char *path, const char *text, mode_t mode, char *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	size_t n = strlen(text);
+
+	if (fd < 0)
+		return mgb_err(err, "cannot write %s: %s", path, strerror(errno));
+	if (write(fd, text, n) != (ssize_t)n) {
+		close(fd);
+		return mgb_err(err, "cannot write %s", path);
+	}
+	return close(fd) ? mgb_err(err, "cannot write %s", path) : 0;
+}
+
+/* "set -- 'a' 'b'" with each argument single-quoted for the guest's shell. */
+static char *run_line(const char *const *argv)
+{
+	size_t cap = 16;
+	char *s, *p;
+
+	for (unsigned i = 0; argv[i]; i++)
+		cap += 3 + 4 * strlen(argv[i]);
+	if (!(s = malloc(cap)))
+		return NULL;
+	p = s + sprintf(s, "set --");
+	for (unsigned i = 0; argv[i]; i++) {
+		*p++ = ' ';
+		*p++ = '\'';
+		for (const char *c = argv[i]; *c; c++) {
+			if (*c == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else
+				*p++ = *c;
+		}
+		*p++ = '\'';
+	}
+	strcpy(p, "\n");
+	return s;
+}
+
+char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *err)
+{
+	static const char *const dirs[] = { "proc", "sys", "dev", "tmp", "out", "mnt", "bin", "sbin",
+					    "usr/bin", "usr/sbin", "usr/local/bin", "etc",
+					    "lib/mgbench-modules" };
+	char *root = NULL, *cpio = NULL, *p = NULL, *line = NULL, *list = NULL, *save = NULL;
+	int rc = -1;
+
+	if (asprintf(&root, "%s/guest-root", workdir) < 0 || asprintf(&cpio, "%s/initramfs.cpio", workdir) < 0)
+		goto oom;
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(dirs); i++) {
+		free(p);
+		if (asprintf(&p, "%s/%s", root, dirs[i]) < 0)
+			goto oom;
+		if (mgb_mkdirs(p, err))
+			goto out;
+	}
+	/* busybox and one link per applet */
+	free(p);
+	if (!(p = which("busybox")))
+		goto nobusybox;
+	if (add_program(root, p, "/bin/busybox", err))
+		goto out;
+	{
+		const char *argv[] = { p, "--list", NULL };
+
+		if (mgb_capture(argv, NULL, &list, err))
+			goto nobusybox;
+	}
+	for (char *a = strtok_r(list, "\n", &save); a; a = strtok_r(NULL, "\n", &save)) {
+		char *l;
+
+		if (!strcmp(a, "busybox") || asprintf(&l, "%s/bin/%s", root, a) < 0)
+			continue;
+		if (symlink("busybox", l) && errno != EEXIST) {
+			mgb_err(err, "cannot link %s: %s", l, strerror(errno));
+			free(l);
+			goto out;
+		}
+		free(l);
+	}
+	/* this very mgbench */
+	free(p);
+	if (!(p = realpath("/proc/self/exe", NULL)))
+		goto oom;
+	if (add_program(root, p, "/usr/local/bin/mgbench", err))
+		goto out;
+	/* the mkfs tools of the loop filesystems, under their own names */
+	for (unsigned i = 0; i < mgb_fs_type_count; i++) {
+		const char *prog = mgb_fs_types[i].mkfs ? mgb_fs_types[i].mkfs[0] : NULL;
+		char *host, *guest;
+
+		if (!prog || !(host = which(prog)))
+			continue; /* the guest's run will say mkfs is missing, as on a host */
+		if (asprintf(&guest, "/usr/sbin/%s", prog) < 0) {
+			free(host);
+			goto oom;
+		}
+		rc = add_program(root, host, guest, err);
+		free(host);
+		free(guest);
+		if (rc)
+			goto out;
+		rc = -1;
+	}
+	if (!access("/etc/mke2fs.conf", R_OK) && copy_same(root, "/etc/mke2fs.conf", err))
+		goto out;
+	free(p);
+	if (asprintf(&p, "%s/etc/mtab", root) < 0)
+		goto oom;
+	if (symlink("/proc/self/mounts", p) && errno != EEXIST)
+		goto oom;
+	for (unsigned i = 0; g->modules && g->modules[i]; i++)
+		if (add_module(root, g->modules[i], i, err))
+			goto out;
+	free(p);
+	if (asprintf(&p, "%s/init", root) < 0)
+		goto oom;
+	if (write_text(p, init_script, 0755, err))
+		goto out;
+	free(p);
+	if (asprintf(&p, "%s/etc/mgbench-run", root) < 0 || !(line = run_line(g->run_argv)))
+		goto oom;
+	if (write_text(p, line, 0644, err))
+		goto out;
+	if (g->test_init_exit) {
+		free(p);
+		if (asprintf(&p, "%s/etc/mgbench-test-init-exit", root) < 0)
+			goto oom;
+		if (write_text(p, "", 0644, err))
+			goto out;
+	}
+	{
+		const char *argv[] = { "sh", "-c", "cd \"$0\" && find . | cpio -o -H newc --quiet > \"$1\"",
+				       root, cpio, NULL };
+		char *o = NULL;
+		int st = mgb_capture(argv, NULL, &o, err);
+
+		if (st > 0)
+			mgb_err(err, "cpio failed (Debian package cpio): %s", o ? o : "");
+		free(o);
+		if (st)
+			goto out;
+	}
+	mgb_remove_tree(root);
+	rc = 0;
+	goto out;
+nobusybox:
+	mgb_err(err, "no busybox (Debian package busybox-static)");
+	goto out;
+oom:
+	mgb_err(err, "out of memory");
+out:
+	free(root);
+	free(p);
+	free(line);
+	free(list);
+	if (rc) {
+		free(cpio);
+		cpio = NULL;
+	}
+	return cpio;
+}

@@ -1,0 +1,342 @@
+/*
+ * qemu: boot the guest, stream its serial console, pick out the host's lines (MGBVM-*, see
+ * lib/vm/initramfs.c) and the result document.  qemu runs in its own process group with a
+ * parent-death signal, so however mgbench ends (SIGKILL included) no qemu survives it; a
+ * SIGINT/SIGTERM stops the guest at once.  A kernel panic is recognised on the console rather
+ * than waited out.
+ */
+#include "config.h"
+#include "vm.h"
+#include "util.h"
+#include "stop.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define QEMU "qemu-system-x86_64"
+#define KVM_PROBE_S 20 /* a stock kernel under a broken KVM hangs: give up on it after this */
+
+char *mgb_vm_qemu_version(char *err)
+{
+	const char *argv[] = { QEMU, "--version", NULL };
+	char *out = NULL;
+	int st = mgb_capture(argv, NULL, &out, err);
+
+	if (st || !out) {
+		free(out);
+		mgb_err(err, "cannot run %s (Debian package qemu-system-x86)", QEMU);
+		return NULL;
+	}
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+void mgb_vm_boot_free(struct mgb_vm_boot *b)
+{
+	free(b->accel_used);
+	free(b->document);
+	b->accel_used = b->document = NULL;
+}
+
+static pid_t launch(const struct mgb_vm_boot *b, const char *accel, int *fd, char *err)
+{
+	char mem[32], cpus[16];
+	int pfd[2];
+	pid_t pid, parent = getpid();
+	const char *argv[] = { QEMU, "-nodefaults", "-no-user-config", "-display", "none",
+			       "-no-reboot", "-monitor", "none", "-serial", "stdio",
+			       "-accel", accel, "-cpu", "max", "-m", mem, "-smp", cpus,
+			       "-kernel", b->image, "-initrd", b->initrd,
+			       "-append", "console=ttyS0 quiet panic=-1 rdinit=/init",
+			       "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", NULL };
+
+	snprintf(mem, sizeof(mem), "%u", b->mem_mib);
+	snprintf(cpus, sizeof(cpus), "%u", b->cpus);
+	if (pipe2(pfd, O_CLOEXEC))
+		return mgb_err(err, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return mgb_err(err, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		setpgid(0, 0); /* our own group: a terminal's ^C reaches mgbench, which stops us */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1); /* mgbench died before prctl took effect */
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		execvp(QEMU, (char *const *)argv);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(pfd[1]);
+	*fd = pfd[0];
+	return pid;
+}
+
+static void stop_qemu(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+static double now_s(void)
+{
+	return (double)mgb_clock_ns(CLOCK_MONOTONIC) / 1e9;
+}
+
+struct console {
+	char line[4096];
+	size_t len;
+	bool in_doc, saw_init, saw_exit, timed_out;
+	char *doc;
+	size_t doc_len, doc_cap;
+	char panic[256];
+	char *stderr_text;  /* the guest mgbench's stderr, for --quiet failures */
+	size_t stderr_len;
+	int status;
+	double t0, run_s;
+	char last[256];     /* the last console line, for a "no document" message */
+};
+
+static void append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		size_t nc = (*cap ? *cap * 2 : 4096) + n;
+		char *nb = realloc(*buf, nc);
+
+		if (!nb)
+			return;
+		*buf = nb;
+		*cap = nc;
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
+static void console_line(struct console *c, char *l, bool quiet)
+{
+	size_t n = strlen(l);
+
+	while (n && (l[n - 1] == '\r' || l[n - 1] == '\n'))
+		l[--n] = '\0';
+	if (c->in_doc) {
+		if (!strcmp(l, "MGBVM-DOC-END"))
+			c->in_doc = false;
+		else
+			append(&c->doc, &c->doc_len, &c->doc_cap, l, n);
+		return;
+	}
+	if (!strcmp(l, "MGBVM-DOC-BEGIN")) {
+		c->in_doc = true;
+		return;
+	}
+	if (n)
+		snprintf(c->last, sizeof(c->last), "%s", l);
+	if (!strncmp(l, "MGBVM-INIT ", 11))
+		c->saw_init = true;
+	else if (!strncmp(l, "MGBVM-RUN ", 10))
+		c->run_s = now_s() - c->t0;
+	else if (!strncmp(l, "MGBVM-EXIT ", 11)) {
+		c->saw_exit = true;
+		c->status = atoi(l + 11);
+	} else if (!strncmp(l, "MGBVM-STDERR ", 13)) {
+		size_t cap = c->stderr_len + 1;
+
+		append(&c->stderr_text, &c->stderr_len, &cap, l + 13, n - 13);
+		append(&c->stderr_text, &c->stderr_len, &cap, "\n", 1);
+	} else if (strstr(l, "Kernel panic - not syncing") && !c->panic[0])
+		snprintf(c->panic, sizeof(c->panic), "%s", strstr(l, "Kernel panic"));
+	if (quiet)
+		return;
+	/* the guest's own output as it is; our markers as short notes */
+	if (!strncmp(l, "MGBVM-STDERR ", 13))
+		fprintf(stderr, "%s\n", l + 13);
+	else if (!strcmp(l, "results: /out/result.json"))
+		; /* the guest's own path; the host says where the document went */
+	else if (strncmp(l, "MGBVM-", 6))
+		fprintf(stderr, "%s\n", l);
+	else if (!strncmp(l, "MGBVM-INSMOD", 12) || !strncmp(l, "MGBVM-INIT", 10) ||
+		 !strncmp(l, "MGBVM-RUN", 9))
+		fprintf(stderr, "vm: %s\n", l + 6);
+}
+
+/* Decode base64 in place (whitespace ignored); the decoded length, or -1. */
+static long base64_decode(char *s)
+{
+	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned acc = 0, bits = 0;
+	long out = 0;
+
+	for (const char *p = s; *p; p++) {
+		const char *k;
+
+		if (*p == '=' || *p == ' ' || *p == '\t')
+			continue;
+		if (!(k = strchr(tbl, *p)))
+			return -1;
+		acc = (acc << 6) | (unsigned)(k - tbl);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			s[out++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	s[out] = '\0';
+	return out;
+}
+
+enum outcome { BOOT_DONE, BOOT_PANIC, BOOT_TIMEOUT, BOOT_PROBE_FAILED, BOOT_STOPPED, BOOT_ERROR };
+
+static enum outcome boot_once(struct mgb_vm_boot *b, const char *accel, struct console *c, char *err)
+{
+	int fd = -1, status;
+	pid_t pid;
+	double deadline, probe_deadline;
+	enum outcome oc = BOOT_DONE;
+
+	memset(c, 0, sizeof(*c));
+	c->status = -1;
+	c->t0 = now_s();
+	deadline = c->t0 + b->timeout_s;
+	probe_deadline = strcmp(accel, "kvm") ? 0 : c->t0 + KVM_PROBE_S;
+	if ((pid = launch(b, accel, &fd, err)) < 0)
+		return BOOT_ERROR;
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		double t = now_s(), until = probe_deadline && !c->saw_init ? probe_deadline : deadline;
+		int r;
+		ssize_t n;
+
+		if (mgb_stop_requested()) {
+			oc = BOOT_STOPPED;
+			break;
+		}
+		if (t >= until) {
+			oc = until == deadline ? BOOT_TIMEOUT : BOOT_PROBE_FAILED;
+			c->timed_out = true;
+			break;
+		}
+		r = poll(&p, 1, (int)((until - t) * 1000) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			continue;
+		if (c->len == sizeof(c->line) - 1) { /* an over-long line: pass it on in pieces */
+			c->line[c->len] = '\0';
+			console_line(c, c->line, b->quiet);
+			c->len = 0;
+		}
+		n = read(fd, c->line + c->len, sizeof(c->line) - 1 - c->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* qemu exited */
+		c->len += (size_t)n;
+		for (char *nl; (nl = memchr(c->line, '\n', c->len));) {
+			size_t k = (size_t)(nl - c->line) + 1;
+			char l[sizeof(c->line)];
+
+			memcpy(l, c->line, k);
+			l[k] = '\0';
+			memmove(c->line, c->line + k, c->len - k);
+			c->len -= k;
+			console_line(c, l, b->quiet);
+		}
+		if (c->panic[0]) {
+			oc = BOOT_PANIC;
+			break;
+		}
+	}
+	close(fd);
+	if (oc != BOOT_DONE) {
+		stop_qemu(pid);
+		return oc;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			break;
+	if (c->panic[0])
+		return BOOT_PANIC;
+	if (!c->saw_init && !strcmp(accel, "kvm"))
+		return BOOT_PROBE_FAILED;
+	if (!c->saw_exit) {
+		mgb_err(err, "the guest stopped before its command finished; last console line: %s",
+			c->last[0] ? c->last : "(none)");
+		return BOOT_ERROR;
+	}
+	return BOOT_DONE;
+}
+
+int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
+{
+	struct console c;
+	const char *accel = b->accel && !strcmp(b->accel, "kvm") ? "kvm" : "tcg";
+	enum outcome oc;
+	int rc = -1;
+
+	b->guest_status = -1;
+	oc = boot_once(b, accel, &c, err);
+	if (oc == BOOT_PROBE_FAILED) {
+		if (c.timed_out)
+			fprintf(stderr, "mgbench vm: KVM did not reach /init within %d s; falling back to TCG\n",
+				KVM_PROBE_S);
+		else
+			fprintf(stderr, "mgbench vm: KVM failed (%.100s); falling back to TCG\n",
+				c.last[0] ? c.last : "qemu exited");
+		free(c.doc);
+		free(c.stderr_text);
+		accel = "tcg";
+		oc = boot_once(b, accel, &c, err);
+	}
+	switch (oc) {
+	case BOOT_DONE:
+		b->accel_used = strdup(accel);
+		b->guest_status = c.status;
+		b->boot_s = c.run_s;
+		if (c.doc && base64_decode(c.doc) >= 0) {
+			b->document = c.doc;
+			c.doc = NULL;
+		}
+		if (c.status != 0 && b->quiet && c.stderr_text)
+			fputs(c.stderr_text, stderr);
+		rc = 0;
+		break;
+	case BOOT_PANIC:
+		mgb_err(err, "the guest kernel panicked: %s", c.panic);
+		break;
+	case BOOT_TIMEOUT:
+		mgb_err(err, "the guest did not finish within %u s (--timeout); last console line: %.120s",
+			b->timeout_s, c.last[0] ? c.last : "(none)");
+		break;
+	case BOOT_STOPPED:
+		mgb_err(err, "interrupted; the guest was stopped");
+		break;
+	case BOOT_PROBE_FAILED:
+		mgb_err(err, "the guest did not boot under TCG either");
+		break;
+	case BOOT_ERROR:
+		break;
+	}
+	free(c.doc);
+	free(c.stderr_text);
+	return rc;
+}

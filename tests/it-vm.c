@@ -1,0 +1,249 @@
+/*
+ * Integration: mgbench vm boots real Debian kernels under qemu TCG (downloaded into the cache on
+ * first use).  Three boots: debian:6.12 is coarse (about one distinct ctime per tick, never
+ * backwards or in the future) where the host's 6.18 gives a new ctime every round; debian:unstable
+ * is multigrain, so the guest path does not simply make everything coarse; a guest whose /init
+ * exits is a kernel panic, reported in seconds.  A file that is not a kernel fails before any
+ * boot, and SIGINT/SIGKILL of mgbench during a boot leave no qemu running.
+ */
+#include "config.h"
+#include "helpers.h"
+#include "result.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* qemu processes booting an initramfs under this test's TMPDIR (ours, not other users'). */
+static unsigned our_qemus(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	unsigned n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], buf[8192];
+		ssize_t len;
+		int fd;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		if ((fd = open(path, O_RDONLY)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		if (!strstr(buf, "qemu-system"))
+			continue;
+		for (char *p = buf; p < buf + len; p += strlen(p) + 1)
+			if (!strncmp(p, tmp, strlen(tmp)))
+				n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static unsigned count_lines(const char *s)
+{
+	unsigned n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static json_t *vm_run(const char *kernel, const char *name)
+{
+	const char *path = t_result_path(name);
+	const char *args[] = { "vm", "--quiet", "--kernel", kernel, "--", "run", "write", "--query",
+			       "every", "--fs", "ext4,tmpfs", "--rounds", "2000", "-o", path, NULL };
+	struct t_output o;
+	json_t *doc;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "vm %s: exit %d: %s", kernel, o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(path);
+	T_CHECK(doc != NULL, "vm %s: a document at %s", kernel, path);
+	if (doc) {
+		json_t *vm = json_object_get(doc, "vm");
+
+		T_CHECK(json_is_object(vm), "vm %s: a vm object", kernel);
+		T_CHECK(!strcmp(json_string_value(json_object_get(vm, "accel")) ?: "", "tcg"), "accel tcg");
+		T_CHECK(!strcmp(json_string_value(mgb_json_path(vm, "kernel_source.kind")) ?: "", "debian"),
+			"kernel_source.kind debian");
+		T_CHECK(json_is_string(json_object_get(vm, "qemu_version")), "qemu_version");
+	}
+	return doc;
+}
+
+static void check_cells(json_t *doc, const char *who, bool multigrain)
+{
+	static const char *const fs[] = { "ext4", "tmpfs" };
+
+	for (unsigned i = 0; doc && i < 2; i++) {
+		json_t *cell = t_cell(doc, "write", fs[i]);
+		double ratio = t_metric(cell, "ctime.distinct_ratio");
+		double per_tick = t_metric(cell, "ctime.distinct_per_tick");
+
+		T_CHECK(cell != NULL, "%s: a write cell on %s", who, fs[i]);
+		T_CHECK(t_metric(cell, "ctime.backwards") == 0, "%s %s: backwards 0", who, fs[i]);
+		T_CHECK(t_metric(cell, "ctime.future") == 0, "%s %s: future 0", who, fs[i]);
+		json_t *in_effect = mgb_json_path(cell, "multigrain.in_effect");
+
+		/* the run's own detection (as info reports it) agrees with the counts */
+		T_CHECK(json_is_boolean(in_effect) && json_is_true(in_effect) == multigrain,
+			"%s %s: multigrain.in_effect %s", who, fs[i], multigrain ? "true" : "false");
+		if (multigrain)
+			T_CHECK(ratio == 1.0, "%s %s: distinct ratio %g, want 1.0", who, fs[i], ratio);
+		else
+			T_CHECK(per_tick > 0.5 && per_tick < 2.0 && ratio < 0.1,
+				"%s %s: distinct per tick %g (ratio %g), want about 1", who, fs[i], per_tick, ratio);
+		fprintf(stderr, "%s %s: distinct_ratio %.4f distinct_per_tick %.3f\n", who, fs[i], ratio, per_tick);
+	}
+}
+
+/* Start a boot in the background, stop mgbench with sig once qemu runs: no qemu may remain. */
+static void signal_leaves_no_qemu(int sig)
+{
+	const char *bin = getenv("MGBENCH") ?: "./mgbench";
+	const char *path = t_result_path(sig == SIGKILL ? "killed.json" : "interrupted.json");
+	double t0;
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(bin, bin, "vm", "--kernel", "debian:6.12", "--", "run", "write", "--fs", "tmpfs", "-o",
+		      path, (char *)NULL);
+		_exit(127);
+	}
+	t0 = now_s();
+	while (our_qemus() == 0 && now_s() - t0 < 120)
+		usleep(50 * 1000);
+	T_CHECK(our_qemus() > 0, "signal %d: qemu started", sig);
+	usleep(500 * 1000);
+	kill(pid, sig);
+	waitpid(pid, &status, 0);
+	if (sig == SIGINT)
+		T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 130, "SIGINT: exit 130 (status %#x)", status);
+	t0 = now_s();
+	while (our_qemus() && now_s() - t0 < 5)
+		usleep(50 * 1000);
+	T_CHECK(our_qemus() == 0, "signal %d: no qemu left running", sig);
+	T_CHECK(access(path, F_OK) != 0, "signal %d: no result file", sig);
+}
+
+int main(void)
+{
+	struct t_host before;
+	struct t_output o;
+	char bogus[512];
+	double t0;
+	json_t *doc;
+	FILE *f;
+
+	t_require_root();
+	t_host_snapshot(&before);
+
+	/* not a kernel: refused before anything boots */
+	snprintf(bogus, sizeof(bogus), "%s", t_result_path("not-a-kernel"));
+	f = fopen(bogus, "w");
+	if (f) {
+		fputs("this is no bzImage\n", f);
+		fclose(f);
+	}
+	{
+		const char *args[] = { "vm", "--kernel", bogus, "--", "run", "write", NULL };
+
+		t0 = now_s();
+		t_mgbench(&o, args);
+		T_CHECK(o.status == 1, "not a kernel: exit 1, got %d", o.status);
+		T_CHECK(strstr(o.err, "is not a kernel") != NULL, "not a kernel: says so: %s", o.err);
+		T_CHECK(now_s() - t0 < 5, "not a kernel: fails fast (%.1f s)", now_s() - t0);
+		t_output_free(&o);
+	}
+
+	/* boot 1: 6.12, coarse; and the same cells on the host */
+	doc = vm_run("debian:6.12", "vm-6.12.json");
+	T_CHECK(doc && strstr(json_string_value(mgb_json_path(doc, "kernel.release")) ?: "", "6.12."),
+		"the document describes the guest kernel 6.12");
+	check_cells(doc, "debian:6.12", false);
+	json_decref(doc);
+	{
+		const char *path = t_result_path("host.json");
+		const char *args[] = { "run", "write", "-q", "--query", "every", "--fs", "ext4,tmpfs",
+				       "--rounds", "2000", "-o", path, NULL };
+
+		t_mgbench(&o, args);
+		T_CHECK(o.status == 0, "host run: exit %d: %s", o.status, o.err);
+		t_output_free(&o);
+		doc = t_load(path);
+		check_cells(doc, "host", true);
+		json_decref(doc);
+
+		/* compare judges the distinct change significant, and says TCG rates do not compare */
+		char vm612[512], host[512];
+
+		snprintf(host, sizeof(host), "%s", path); /* t_result_path reuses its buffer */
+		snprintf(vm612, sizeof(vm612), "%s", t_result_path("vm-6.12.json"));
+		const char *cargs[] = { "compare", vm612, host, NULL };
+
+		t_mgbench(&o, cargs);
+		T_CHECK(o.status == 0, "compare: exit %d: %s", o.status, o.err);
+		T_CHECK(o.out && strstr(o.out, "better         <1e-300 fisher"),
+			"compare: the distinct change is significant: %s", o.out ? o.out : "");
+		T_CHECK(o.out && strstr(o.out, "not comparable"), "compare: rates under TCG flagged");
+		t_output_free(&o);
+	}
+
+	/* boot 2: unstable, multigrain */
+	doc = vm_run("debian:unstable", "vm-unstable.json");
+	check_cells(doc, "debian:unstable", true);
+	json_decref(doc);
+
+	/* boot 3: a guest whose /init exits: the panic is recognised, not waited out */
+	{
+		const char *path = t_result_path("panic.json");
+		const char *args[] = { "vm", "--quiet", "--test-init-exit", "--kernel", "debian:6.12",
+				       "--", "run", "write", "--fs", "tmpfs", "-o", path, NULL };
+
+		t0 = now_s();
+		t_mgbench(&o, args);
+		T_CHECK(o.status == 1, "panic: exit 1, got %d", o.status);
+		T_CHECK(strstr(o.err, "panicked") != NULL && count_lines(o.err) == 1,
+			"panic: one line naming the panic: %s", o.err);
+		T_CHECK(now_s() - t0 < 60, "panic: reported in %.1f s", now_s() - t0);
+		T_CHECK(access(path, F_OK) != 0, "panic: no result file");
+		t_output_free(&o);
+	}
+	T_CHECK(our_qemus() == 0, "no qemu left running");
+
+	/* interrupted boots (not full boots: stopped as soon as qemu runs) */
+	signal_leaves_no_qemu(SIGINT);
+	signal_leaves_no_qemu(SIGKILL);
+	t_host_check_clean(&before, "after the vm runs");
+	return t_result();
+}
