@@ -1,5 +1,6 @@
 #include "config.h"
 #include "check.h"
+#include "backend.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -55,7 +56,7 @@ static unsigned walk(json_t *obj, char *path, size_t len, json_t *cell, FILE *ou
 			fprintf(out, "mgbench: check failed: %s on %s via %s: %s = %lld\n",
 				json_string_value(json_object_get(cell, "workload")),
 				json_string_value(json_object_get(cell, "fs")),
-				json_string_value(json_object_get(cell, "backend")), path,
+				mgb_backend_name_of(cell), path,
 				(long long)json_integer_value(v));
 			bad++;
 		}
