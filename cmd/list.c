@@ -29,7 +29,10 @@ static void list_targets(FILE *out)
 			mgb_fs_types[i].multigrain_expected ? "" : " (not multigrain: the control)");
 	fprintf(out, "backends (--backend):\n");
 	for (size_t i = 0; mgb_backends[i]; i++)
+	{
 		fprintf(out, "  %-10s %s\n", mgb_backends[i]->name, mgb_backends[i]->summary);
+		mgb_option_table_print(out, mgb_backends[i]->options);
+	}
 }
 
 int cmd_list(int argc, char **argv)

@@ -35,6 +35,7 @@ struct run_opts {
 	unsigned nfs;
 	const struct mgb_backend_ops *backends[MAX_ITEMS];
 	unsigned nbackends;
+	void *backend_params[MAX_ITEMS]; /* per entry of mgb_backends[], every backend's options */
 	const char *dir;
 	const char *output;
 	uint64_t rounds; /* 0: each workload's default */
@@ -46,6 +47,7 @@ struct run_opts {
 enum {
 	OPT_FS = 256, OPT_DIR, OPT_BACKEND, OPT_ROUNDS, OPT_REPEAT, OPT_JSON, OPT_CHECK,
 	OPT_WORKLOAD = 1024, /* + index into the merged workload option list */
+	OPT_BACKEND_OPTION = 4096, /* + index of the option in the merged backend option list */
 };
 
 static const struct option common_options[] = {
@@ -79,6 +81,11 @@ static void print_usage(FILE *out, const struct run_opts *ro)
 		"    --json             print the document on stdout instead of the table\n"
 		"    --check            exit 1 if a documented invariant is broken\n"
 		"    -q, --quiet        print no table\n");
+	for (size_t i = 0; mgb_backends[i]; i++)
+		if (mgb_backends[i]->options && mgb_backends[i]->options->name) {
+			fprintf(out, "\nbackend %s:\n", mgb_backends[i]->name);
+			mgb_option_table_print(out, mgb_backends[i]->options);
+		}
 	for (unsigned i = 0; ro && i < ro->nworkloads; i++) {
 		fprintf(out, "\n%s: %s\n", ro->workloads[i]->name, ro->workloads[i]->summary);
 		mgb_options_print(out, ro->workloads[i]);
@@ -125,6 +132,9 @@ static struct option *build_options(const struct run_opts *ro, const char ***nam
 	for (unsigned i = 0; i < ro->nworkloads; i++)
 		for (const struct mgb_workload_option *o = ro->workloads[i]->options; o->name; o++)
 			cap++;
+	for (size_t b = 0; mgb_backends[b]; b++)
+		for (const struct mgb_workload_option *o = mgb_backends[b]->options; o && o->name; o++)
+			cap++;
 	opts = calloc(cap, sizeof(*opts));
 	*names = calloc(cap, sizeof(**names));
 	memcpy(opts, common_options, sizeof(common_options));
@@ -142,7 +152,51 @@ static struct option *build_options(const struct run_opts *ro, const char ***nam
 			opts[n].val = OPT_WORKLOAD + (int)k;
 			n++, k++;
 		}
+	/* Every built-in backend's options, whichever backends are chosen: they are checked
+	 * against --backend once the whole line is read. */
+	for (size_t b = 0; mgb_backends[b]; b++)
+		for (const struct mgb_workload_option *o = mgb_backends[b]->options; o && o->name; o++) {
+			opts[n].name = o->name;
+			opts[n].has_arg = o->type == MGB_OPT_BOOL ? no_argument : required_argument;
+			opts[n].val = OPT_BACKEND_OPTION + (int)(b << 8) + (int)(o - mgb_backends[b]->options);
+			n++;
+		}
 	return opts;
+}
+
+/* A backend option sets that backend's params; given without that backend, it is a usage error. */
+static int set_backend_option(struct run_opts *ro, int code, const char *value, bool *given)
+{
+	size_t b = (size_t)(code - OPT_BACKEND_OPTION) >> 8;
+	const struct mgb_workload_option *o = &mgb_backends[b]->options[(code - OPT_BACKEND_OPTION) & 0xff];
+	char err[MGB_ERR_LEN];
+
+	given[b] = true;
+	if (mgb_param_set(o, ro->backend_params[b], value, err) < 0)
+		return mgb_usage_error("run", "%s", err);
+	return 0;
+}
+
+static int check_backend_options(const struct run_opts *ro, const bool *given)
+{
+	for (size_t b = 0; mgb_backends[b]; b++) {
+		bool chosen = false;
+
+		for (unsigned i = 0; i < ro->nbackends; i++)
+			chosen = chosen || ro->backends[i] == mgb_backends[b];
+		if (given[b] && !chosen)
+			return mgb_usage_error("run", "options of backend '%s' given without --backend %s",
+					       mgb_backends[b]->name, mgb_backends[b]->name);
+	}
+	return 0;
+}
+
+static const void *backend_params_of(const struct run_opts *ro, const struct mgb_backend_ops *ops)
+{
+	for (size_t b = 0; mgb_backends[b]; b++)
+		if (mgb_backends[b] == ops)
+			return ro->backend_params[b];
+	return NULL;
 }
 
 static int set_workload_option(struct run_opts *ro, const char *name, const char *value)
@@ -170,6 +224,7 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	const char **names = NULL;
 	struct option *opts;
 	char err[MGB_ERR_LEN], fs_default[] = MGB_DEFAULT_FS, backend_default[] = "sync";
+	bool backend_given[MAX_ITEMS] = { false };
 	int c, rc = 0;
 
 	if (parse_workloads(ro, argv[1]) < 0)
@@ -177,6 +232,12 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	for (unsigned i = 0; i < ro->nworkloads; i++) {
 		ro->params[i] = calloc(1, ro->workloads[i]->params_size);
 		if (mgb_params_defaults(ro->workloads[i], ro->params[i], err) < 0)
+			return mgb_usage_error("run", "%s", err);
+	}
+	for (size_t b = 0; mgb_backends[b] && b < MAX_ITEMS; b++) {
+		ro->backend_params[b] = calloc(1, mgb_backends[b]->params_size ? mgb_backends[b]->params_size : 1);
+		if (mgb_option_table_defaults(mgb_backends[b]->options, ro->backend_params[b],
+					      mgb_backends[b]->params_size, err) < 0)
 			return mgb_usage_error("run", "%s", err);
 	}
 	ro->repeat = 1;
@@ -230,10 +291,15 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 					     argv[optind - 1], argv[1], argv[1]);
 			break;
 		default:
-			rc = set_workload_option(ro, names[c - OPT_WORKLOAD], optarg);
+			if (c >= OPT_BACKEND_OPTION)
+				rc = set_backend_option(ro, c, optarg, backend_given);
+			else
+				rc = set_workload_option(ro, names[c - OPT_WORKLOAD], optarg);
 			break;
 		}
 	}
+	if (rc == 0)
+		rc = check_backend_options(ro, backend_given);
 	if (rc == 0 && optind < argc)
 		rc = mgb_usage_error("run", "unexpected argument '%s'", argv[optind]);
 	for (unsigned i = 0; rc == 0 && i < ro->nworkloads; i++)
@@ -291,6 +357,7 @@ static int run_plan(const struct run_opts *ro, struct mgb_session *s, json_t *do
 						.fs = ro->dir ? NULL : ro->fs[f],
 						.dir = ro->dir,
 						.backend = ro->backends[b],
+						.backend_params = backend_params_of(ro, ro->backends[b]),
 						.rounds = rounds_for(ro, ro->workloads[w]),
 						.repeat = (unsigned)rep,
 					};
@@ -404,5 +471,7 @@ out_params:
 	free(outname);
 	for (unsigned i = 0; i < ro.nworkloads; i++)
 		free(ro.params[i]);
+	for (unsigned i = 0; i < MAX_ITEMS; i++)
+		free(ro.backend_params[i]);
 	return rc < 0 ? MGB_EXIT_OK : rc;
 }

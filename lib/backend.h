@@ -8,6 +8,8 @@
 #ifndef MGB_BACKEND_H
 #define MGB_BACKEND_H
 
+#include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -50,10 +52,15 @@ struct mgb_file {
 };
 
 struct mgb_backend;
+struct mgb_workload_option;
 
 struct mgb_backend_ops {
 	const char *name;
 	const char *summary;
+	/* Declared like a workload's options (lib/workload.h): run parses them into a params_size
+	 * struct, --help and list show them, each cell records them as backend.options. */
+	const struct mgb_workload_option *options; /* terminated by a zero entry, or NULL */
+	size_t params_size;
 	int (*init)(struct mgb_backend *be, const char *root, char *err);
 	void (*fini)(struct mgb_backend *be);
 
@@ -78,10 +85,25 @@ struct mgb_backend_ops {
 	int (*unlink)(struct mgb_backend *be, const char *path);
 	int (*mkdir)(struct mgb_backend *be, const char *path, mode_t mode);
 	int (*rmdir)(struct mgb_backend *be, const char *path);
+
+	/* count unqueried writes of the same buffer; a backend may keep several in flight
+	 * (io_uring --depth).  Returns 0 or the first -errno (a short write is -EIO).  NULL: the
+	 * workload loops over pwrite. */
+	int (*pwrite_n)(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off,
+			uint64_t count);
+	/* count queries of one file, results in st[0..count-1] in completion order. */
+	int (*fstat_n)(struct mgb_backend *be, struct mgb_file *f, unsigned want, struct mgb_stat *st, unsigned count);
+	/* What the backend measured during the cell (io_uring: requests, punts), as a JSON object
+	 * for cell.backend_metrics; NULL when it has nothing to say. */
+	json_t *(*cell_metrics)(struct mgb_backend *be);
+	/* After a failed cell: what the backend found it cannot do (io_uring: the opcode the kernel
+	 * lacks), making the cell "unsupported"; NULL when nothing. */
+	const char *(*unsupported)(struct mgb_backend *be);
 };
 
 struct mgb_backend {
 	const struct mgb_backend_ops *ops;
+	const void *params; /* the backend's options (ops->params_size bytes), or NULL: defaults */
 	void *priv;
 };
 
@@ -89,7 +111,9 @@ struct mgb_backend {
 extern const struct mgb_backend_ops *const mgb_backends[];
 
 const struct mgb_backend_ops *mgb_backend_find(const char *name);
-int mgb_backend_open(struct mgb_backend *be, const struct mgb_backend_ops *ops, const char *root, char *err);
+/* params may be NULL for the defaults; it must outlive the open backend. */
+int mgb_backend_open(struct mgb_backend *be, const struct mgb_backend_ops *ops, const void *params,
+		     const char *root, char *err);
 void mgb_backend_close(struct mgb_backend *be);
 /* After a write that stored only done of len bytes: the errno the rest gets (ENOSPC, EFBIG ...),
  * negative; -EIO if the rest is stored after all.  A short write is an error, never a round. */
@@ -105,6 +129,14 @@ int mgb_short_write_errno(struct mgb_backend *be, struct mgb_file *f, const void
 			    : ((ctx)->unsupported = true,                                     \
 			       mgb_err((ctx)->err, "backend '%s' cannot " #op, (ctx)->be->ops->name)))
 
+/* The backend as cell.backend: {"name": ..., "options": {...}}. */
+json_t *mgb_backend_to_json(const struct mgb_backend_ops *ops, const void *params);
+/* The name from cell.backend, which older documents hold as a plain string. */
+const char *mgb_backend_name_of(json_t *cell);
+
 extern const struct mgb_backend_ops mgb_backend_sync;
+#ifdef HAVE_LIBURING
+extern const struct mgb_backend_ops mgb_backend_uring;
+#endif
 
 #endif

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "check.h"
+#include "backend.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -49,13 +50,13 @@ static unsigned walk(json_t *obj, char *path, size_t len, json_t *cell, FILE *ou
 			fprintf(out, "mgbench: check failed: %s on %s via %s: %s = false\n",
 				json_string_value(json_object_get(cell, "workload")),
 				json_string_value(json_object_get(cell, "fs")),
-				json_string_value(json_object_get(cell, "backend")), path);
+				mgb_backend_name_of(cell), path);
 			bad++;
 		} else if (is_invariant(key) && json_is_integer(v) && json_integer_value(v) > 0) {
 			fprintf(out, "mgbench: check failed: %s on %s via %s: %s = %lld\n",
 				json_string_value(json_object_get(cell, "workload")),
 				json_string_value(json_object_get(cell, "fs")),
-				json_string_value(json_object_get(cell, "backend")), path,
+				mgb_backend_name_of(cell), path,
 				(long long)json_integer_value(v));
 			bad++;
 		}

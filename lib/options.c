@@ -18,7 +18,12 @@ const struct mgb_workload *mgb_workload_find(const char *name)
 
 const struct mgb_workload_option *mgb_option_find(const struct mgb_workload *w, const char *name)
 {
-	for (const struct mgb_workload_option *o = w->options; o && o->name; o++)
+	return mgb_option_table_find(w->options, name);
+}
+
+const struct mgb_workload_option *mgb_option_table_find(const struct mgb_workload_option *opts, const char *name)
+{
+	for (const struct mgb_workload_option *o = opts; o && o->name; o++)
 		if (!strcmp(o->name, name))
 			return o;
 	return NULL;
@@ -86,8 +91,13 @@ int mgb_param_set(const struct mgb_workload_option *o, void *params, const char 
 
 int mgb_params_defaults(const struct mgb_workload *w, void *params, char *err)
 {
-	memset(params, 0, w->params_size);
-	for (const struct mgb_workload_option *o = w->options; o && o->name; o++)
+	return mgb_option_table_defaults(w->options, params, w->params_size, err);
+}
+
+int mgb_option_table_defaults(const struct mgb_workload_option *opts, void *params, size_t size, char *err)
+{
+	memset(params, 0, size);
+	for (const struct mgb_workload_option *o = opts; o && o->name; o++)
 		if (o->defval && o->type != MGB_OPT_BOOL && mgb_param_set(o, params, o->defval, err) < 0)
 			return -1;
 	return 0;
@@ -95,9 +105,14 @@ int mgb_params_defaults(const struct mgb_workload *w, void *params, char *err)
 
 json_t *mgb_params_to_json(const struct mgb_workload *w, const void *params)
 {
+	return mgb_option_table_to_json(w->options, params);
+}
+
+json_t *mgb_option_table_to_json(const struct mgb_workload_option *opts, const void *params)
+{
 	json_t *obj = json_object();
 
-	for (const struct mgb_workload_option *o = w->options; o && o->name; o++) {
+	for (const struct mgb_workload_option *o = opts; o && o->name; o++) {
 		json_t *v = NULL;
 
 		switch (o->type) {
@@ -150,7 +165,12 @@ static void print_help_text(FILE *out, const char *text)
 
 void mgb_options_print(FILE *out, const struct mgb_workload *w)
 {
-	for (const struct mgb_workload_option *o = w->options; o && o->name; o++) {
+	mgb_option_table_print(out, w->options);
+}
+
+void mgb_option_table_print(FILE *out, const struct mgb_workload_option *opts)
+{
+	for (const struct mgb_workload_option *o = opts; o && o->name; o++) {
 		char lhs[40], help[512];
 
 		snprintf(lhs, sizeof(lhs), "--%s%s", o->name, o->type == MGB_OPT_BOOL ? "" :

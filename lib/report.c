@@ -144,6 +144,41 @@ static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *ro
 	}
 }
 
+/*
+ * The "via" column has room for the backend's name only: a backend with options or numbers of
+ * its own (io_uring's depth and punts) gets a line of its own under the row, e.g.
+ * "      uring depth=32 link: 99.1% of 10000 requests punted".
+ */
+static void print_backend_line(FILE *out, json_t *cell)
+{
+	json_t *b = json_object_get(cell, "backend"), *opts = json_object_get(b, "options");
+	json_t *bm = json_object_get(cell, "backend_metrics");
+	json_t *ratio = json_object_get(bm, "punted_ratio");
+	const char *key;
+	json_t *v;
+
+	if (!json_object_size(opts) && !json_object_size(bm))
+		return;
+	fprintf(out, "      %s", json_string_value(json_object_get(b, "name")));
+	json_object_foreach(opts, key, v) {
+		if (json_is_false(v))
+			continue;
+		if (json_is_true(v))
+			fprintf(out, " %s", key);
+		else if (json_is_integer(v))
+			fprintf(out, " %s=%lld", key, (long long)json_integer_value(v));
+		else if (json_is_string(v))
+			fprintf(out, " %s=%s", key, json_string_value(v));
+	}
+	if (json_is_number(ratio))
+		fprintf(out, ": %.1f%% of %lld requests punted", 100 * json_number_value(ratio),
+			       (long long)json_integer_value(json_object_get(bm, "requests")));
+	else if (bm)
+		fprintf(out, ": punts not counted (%s)",
+			       json_string_value(json_object_get(bm, "punted_reason")) ?: "no tracepoint");
+	fputc('\n', out);
+}
+
 void mgb_report_print(FILE *out, json_t *doc)
 {
 	struct mg_line mg = { 0 };
@@ -178,7 +213,7 @@ void mgb_report_print(FILE *out, json_t *doc)
 		}
 		mg_line_add(&mg, cell);
 		fprintf(out, "%-6.6s%-6.6s", json_string_value(json_object_get(cell, "fs")),
-			json_string_value(json_object_get(cell, "backend")));
+			mgb_backend_name_of(cell));
 		if (!json_is_object(metrics)) {
 			fprintf(out, " %s:\n", json_string_value(json_object_get(cell, "status")));
 			mgb_print_wrapped(out, json_string_value(json_object_get(cell, "error")) ?: "", 4);
@@ -189,6 +224,7 @@ void mgb_report_print(FILE *out, json_t *doc)
 		if (strcmp(json_string_value(json_object_get(cell, "status")) ?: "", "ok"))
 			fprintf(out, " (%s)", json_string_value(json_object_get(cell, "status")));
 		fputc('\n', out);
+		print_backend_line(out, cell);
 		print_extra_rows(out, w, json_object_get(cell, MGB_REPORT_ROWS));
 	}
 	mg_line_print(out, &mg);

@@ -32,10 +32,10 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 	bool unsupported = false;
 	int r;
 
-	cell = MGB_JSON_PACK("{s:s, s:s, s:s, s:i, s:I, s:o}",
+	cell = MGB_JSON_PACK("{s:s, s:s, s:o, s:i, s:I, s:o}",
 			 "workload", spec->workload->name,
 			 "fs", spec->fs ? spec->fs->name : "dir",
-			 "backend", spec->backend->name,
+			 "backend", mgb_backend_to_json(spec->backend, spec->backend_params),
 			 "repeat", (int)spec->repeat,
 			 "rounds", (json_int_t)spec->rounds,
 			 "params", mgb_params_to_json(spec->workload, spec->params));
@@ -43,7 +43,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 	r = spec->fs ? mgb_target_scratch(s, spec->fs, &t, err) : mgb_target_dir(spec->dir, &t, err);
 	json_object_set_new(cell, "target", target_json(&t));
 	if (r == 0)
-		r = mgb_backend_open(&be, spec->backend, t.path, err);
+		r = mgb_backend_open(&be, spec->backend, spec->backend_params, t.path, err);
 	if (r == 0 && !mgb_stop_requested()) {
 		memset(&ctx, 0, sizeof(ctx));
 		ctx.be = &be;
@@ -70,6 +70,20 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		if (r < 0)
 			snprintf(err, sizeof(err), "%s", ctx.err);
 		unsupported = ctx.unsupported;
+		if (r < 0 && be.ops->unsupported) {
+			const char *what = be.ops->unsupported(&be);
+
+			if (what) {
+				/* the opcode first: the workload's message may be cut */
+				int n = snprintf(err, sizeof(err), "backend '%s': the kernel lacks %s (", be.ops->name,
+						 what);
+
+				if (n > 0 && (size_t)n < sizeof(err))
+					snprintf(err + n, sizeof(err) - (size_t)n, "%.*s)", (int)(sizeof(err) - (size_t)n - 2),
+						 ctx.err);
+				unsupported = true;
+			}
+		}
 		/* The workload's measured window where it marked one, else all of run(). */
 		if (ctx.measured_ended) {
 			before = ctx.measured_before;
@@ -78,6 +92,12 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		json_object_set_new(cell, "counters", MGB_JSON_PACK("{s:o, s:s}", "multigrain",
 								mgb_mg_counters_delta_json(&before, &after),
 								"window", ctx.measured_ended ? "measured" : "run"));
+		if (r == 0 && be.ops->cell_metrics) {
+			json_t *bm = be.ops->cell_metrics(&be);
+
+			if (bm)
+				json_object_set_new(cell, "backend_metrics", bm);
+		}
 	}
 	if (be.ops)
 		mgb_backend_close(&be);

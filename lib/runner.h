@@ -15,6 +15,7 @@ struct mgb_cell_spec {
 	const struct mgb_fs_type *fs;  /* scratch filesystem, or NULL for dir */
 	const char *dir;               /* --dir PATH when fs is NULL */
 	const struct mgb_backend_ops *backend;
+	const void *backend_params; /* the backend's options, or NULL for its defaults */
 	uint64_t rounds;
 	unsigned repeat;
 };

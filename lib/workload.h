@@ -128,6 +128,12 @@ void mgb_put_rate(struct mgb_ctx *ctx, const char *key, uint64_t n, int64_t elap
 struct mgb_stamp_obs;
 void mgb_put_stamps(struct mgb_ctx *ctx, const char *key, const struct mgb_stamp_obs *o, int64_t elapsed_ns);
 
+/* The same for any option table (a backend's): opts terminated by a zero entry, or NULL. */
+const struct mgb_workload_option *mgb_option_table_find(const struct mgb_workload_option *opts, const char *name);
+int mgb_option_table_defaults(const struct mgb_workload_option *opts, void *params, size_t size, char *err);
+json_t *mgb_option_table_to_json(const struct mgb_workload_option *opts, const void *params);
+void mgb_option_table_print(FILE *out, const struct mgb_workload_option *opts);
+
 #define MGB_PARAM(params, type, o) (*(type *)((char *)(params) + (o)->offset))
 
 #endif

@@ -239,7 +239,7 @@ static int second_fs_up(struct mgb_ctx *ctx, const char *fs_name, struct mgb_tar
 
 	if (!ctx->session)
 		return mgb_err(ctx->err, "--variant crossfs needs --fs: a --dir run cannot make a second filesystem");
-	if (mgb_target_scratch(ctx->session, fs, t, err) < 0 || mgb_backend_open(be, ctx->be->ops, t->path, err) < 0)
+	if (mgb_target_scratch(ctx->session, fs, t, err) < 0 || mgb_backend_open(be, ctx->be->ops, ctx->be->params, t->path, err) < 0)
 		return mgb_err(ctx->err, "--second-fs %s: %s", fs_name, err);
 	return 0;
 }

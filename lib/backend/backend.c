@@ -1,12 +1,16 @@
 #include "config.h"
 #include "backend.h"
 #include "util.h"
+#include "workload.h"
 
 #include <errno.h>
 #include <string.h>
 
 const struct mgb_backend_ops *const mgb_backends[] = {
 	&mgb_backend_sync,
+#ifdef HAVE_LIBURING
+	&mgb_backend_uring,
+#endif
 	NULL,
 };
 
@@ -18,11 +22,26 @@ const struct mgb_backend_ops *mgb_backend_find(const char *name)
 	return NULL;
 }
 
-int mgb_backend_open(struct mgb_backend *be, const struct mgb_backend_ops *ops, const char *root, char *err)
+int mgb_backend_open(struct mgb_backend *be, const struct mgb_backend_ops *ops, const void *params,
+		     const char *root, char *err)
 {
 	be->ops = ops;
+	be->params = params;
 	be->priv = NULL;
 	return ops->init(be, root, err);
+}
+
+json_t *mgb_backend_to_json(const struct mgb_backend_ops *ops, const void *params)
+{
+	return json_pack("{s:s, s:o}", "name", ops->name,
+			 "options", params ? mgb_option_table_to_json(ops->options, params) : json_object());
+}
+
+const char *mgb_backend_name_of(json_t *cell)
+{
+	json_t *b = json_object_get(cell, "backend");
+
+	return json_is_object(b) ? json_string_value(json_object_get(b, "name")) : json_string_value(b);
 }
 
 void mgb_backend_close(struct mgb_backend *be)

@@ -1,0 +1,681 @@
+/*
+ * The io_uring backend: every operation as an io_uring request through liburing.
+ *
+ * One ring per thread that uses the backend (the stat workload's query and writer threads each
+ * get their own, as an application would give each thread its ring), made on first use and all
+ * released by fini.  Every request carries this backend's tag in the top bits of user_data, so
+ * the io_uring:io_uring_queue_async_work tracepoint can be counted for this run's rings only:
+ * those are the punts, requests io_uring could not complete inline (IOCB_NOWAIT) and handed to
+ * an io-wq worker.  A timestamp update that needs a transaction is one such reason.
+ *
+ * Options: --depth N keeps N unqueried writes or N queries in flight; --link submits a write and
+ * its statx as one linked pair (IOSQE_IO_LINK) in one io_uring_enter; --sqpoll lets a kernel
+ * thread submit (IORING_SETUP_SQPOLL), so requests are issued from another task.
+ *
+ * The kernel's opcodes are probed once (io_uring_get_probe) in init: an operation whose opcode
+ * the kernel lacks fails with -EOPNOTSUPP and the cell is "unsupported", naming the opcode.
+ * MGBENCH_URING_HIDE=STATX[,WRITE...] (with or without IORING_OP_) hides opcodes from that probe, for tests only.
+ */
+#include "config.h"
+#include "backend.h"
+#include "probe.h"
+#include "util.h"
+#include "workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Not in liburing 2.3's enum: Linux 6.9 added it; the number is the kernel's uapi value. */
+#define URING_OP_FTRUNCATE 55
+#define URING_MAX_OP 64
+
+#define URING_MAX_RINGS 80 /* stat: up to 64 query threads + a writer, with room */
+#define URING_TAG_SHIFT 40 /* user_data = tag << 40 | sequence */
+#define URING_HIDE_ENV "MGBENCH_URING_HIDE"
+
+struct uring_params {
+	uint64_t depth;
+	bool link;
+	bool sqpoll;
+};
+
+static const struct mgb_workload_option uring_options[] = {
+	{ "depth", MGB_OPT_U64, offsetof(struct uring_params, depth), "1",
+	  "io_uring: requests kept in flight by write --query none|K and stat", 1, 4096, NULL, NULL },
+	{ "link", MGB_OPT_BOOL, offsetof(struct uring_params, link), NULL,
+	  "io_uring: a write and its statx as one linked pair (IOSQE_IO_LINK), one io_uring_enter",
+	  0, 0, NULL, NULL },
+	{ "sqpoll", MGB_OPT_BOOL, offsetof(struct uring_params, sqpoll), NULL,
+	  "io_uring: a kernel thread submits (IORING_SETUP_SQPOLL)", 0, 0, NULL, NULL },
+	{ 0 },
+};
+
+static const struct {
+	unsigned op;
+	const char *name;
+} uring_op_names[] = {
+	{ IORING_OP_WRITE, "IORING_OP_WRITE" },       { IORING_OP_READ, "IORING_OP_READ" },
+	{ IORING_OP_STATX, "IORING_OP_STATX" },       { IORING_OP_FSYNC, "IORING_OP_FSYNC" },
+	{ URING_OP_FTRUNCATE, "IORING_OP_FTRUNCATE" }, { IORING_OP_FSETXATTR, "IORING_OP_FSETXATTR" },
+	{ IORING_OP_FALLOCATE, "IORING_OP_FALLOCATE" }, { IORING_OP_RENAMEAT, "IORING_OP_RENAMEAT" },
+	{ IORING_OP_LINKAT, "IORING_OP_LINKAT" },     { IORING_OP_UNLINKAT, "IORING_OP_UNLINKAT" },
+	{ IORING_OP_MKDIRAT, "IORING_OP_MKDIRAT" },   { IORING_OP_OPENAT, "IORING_OP_OPENAT" },
+	{ IORING_OP_CLOSE, "IORING_OP_CLOSE" },
+};
+
+struct uring_ring {
+	pthread_t owner;
+	struct io_uring ring;
+	struct statx *sx; /* --depth results for fstat_n */
+};
+
+struct uring_priv {
+	int dirfd;
+	struct uring_params par;
+	uint64_t tag;
+	atomic_uint_fast64_t seq;      /* requests submitted, all rings */
+	bool have[URING_MAX_OP];       /* the kernel's opcodes, minus the hidden ones */
+	atomic_int missing;            /* first opcode found missing, or -1 */
+	pthread_mutex_t lock;          /* guards rings */
+	unsigned nrings;
+	struct uring_ring *rings[URING_MAX_RINGS];
+	struct mgb_tracecount punts;
+	char punts_reason[MGB_ERR_LEN]; /* why punts are not counted, when they are not */
+};
+
+/* Each thread's ring for the backend it last used: found without the lock in every round.  The
+ * tag tells a stale entry (a backend since closed, its memory reused) from the live one. */
+static __thread struct uring_priv *tls_priv;
+static __thread uint64_t tls_tag;
+static __thread struct uring_ring *tls_ring;
+
+static const char *op_name(unsigned op)
+{
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(uring_op_names); i++)
+		if (uring_op_names[i].op == op)
+			return uring_op_names[i].name;
+	return "?";
+}
+
+static struct uring_priv *priv_of(struct mgb_backend *be)
+{
+	return be->priv;
+}
+
+static int ring_init(struct uring_priv *p, struct io_uring *ring)
+{
+	struct io_uring_params ip;
+	unsigned entries = (unsigned)p->par.depth < 2 ? 2 : (unsigned)p->par.depth;
+
+	memset(&ip, 0, sizeof(ip));
+	if (p->par.sqpoll) {
+		ip.flags |= IORING_SETUP_SQPOLL;
+		ip.sq_thread_idle = 100; /* ms before the poller sleeps */
+	}
+	return io_uring_queue_init_params(entries, ring, &ip);
+}
+
+/* This thread's ring, made on first use; NULL with *err = -errno when none can be made. */
+static struct uring_ring *ring_of(struct uring_priv *p, int *err)
+{
+	struct uring_ring *r = NULL;
+	pthread_t self = pthread_self();
+
+	if (tls_priv == p && tls_tag == p->tag)
+		return tls_ring;
+	pthread_mutex_lock(&p->lock);
+	for (unsigned i = 0; i < p->nrings && !r; i++)
+		if (pthread_equal(p->rings[i]->owner, self))
+			r = p->rings[i];
+	if (!r && p->nrings < URING_MAX_RINGS && (r = calloc(1, sizeof(*r)))) {
+		int e = (r->sx = calloc(p->par.depth, sizeof(*r->sx))) ? ring_init(p, &r->ring) : -ENOMEM;
+
+		if (e < 0) {
+			free(r->sx);
+			free(r);
+			r = NULL;
+			*err = e;
+		} else {
+			r->owner = self;
+			p->rings[p->nrings++] = r;
+		}
+	} else if (!r) {
+		*err = -ENOMEM;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (r) {
+		tls_priv = p;
+		tls_tag = p->tag;
+		tls_ring = r;
+	}
+	return r;
+}
+
+/* An opcode the kernel lacks: -EOPNOTSUPP, and remembered so the cell can name it. */
+static int need_op(struct uring_priv *p, unsigned op)
+{
+	int none = -1;
+
+	if (op < URING_MAX_OP && p->have[op])
+		return 0;
+	atomic_compare_exchange_strong(&p->missing, &none, (int)op);
+	return -EOPNOTSUPP;
+}
+
+static struct io_uring_sqe *sqe_get(struct uring_priv *p, struct uring_ring *r)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+
+	if (!sqe) {
+		io_uring_submit(&r->ring);
+		sqe = io_uring_get_sqe(&r->ring);
+	}
+	if (sqe)
+		io_uring_sqe_set_data64(sqe, p->tag << URING_TAG_SHIFT | atomic_fetch_add(&p->seq, 1));
+	return sqe;
+}
+
+/* Wait for one completion and consume it; a signal does not abandon a request in flight. */
+static int reap(struct uring_ring *r, int *res)
+{
+	struct io_uring_cqe *cqe;
+	int e;
+
+	do
+		e = io_uring_wait_cqe(&r->ring, &cqe);
+	while (e == -EINTR);
+	if (e < 0)
+		return e;
+	*res = cqe->res;
+	io_uring_cqe_seen(&r->ring, cqe);
+	return 0;
+}
+
+static int submit(struct uring_ring *r, unsigned wait)
+{
+	int e;
+
+	do
+		e = io_uring_submit_and_wait(&r->ring, wait);
+	while (e == -EINTR);
+	return e < 0 ? e : 0;
+}
+
+/*
+ * Get this thread's ring and one SQE for op, or return -errno from the calling function.
+ * Declares r and sqe.
+ */
+#define BEGIN(be, op)                                                 \
+	struct uring_priv *p = priv_of(be);                           \
+	struct uring_ring *r;                                         \
+	struct io_uring_sqe *sqe;                                     \
+	int err_ = need_op(p, op);                                    \
+	if (err_ < 0)                                                 \
+		return err_;                                          \
+	if (!(r = ring_of(p, &err_)))                                 \
+		return err_;                                          \
+	if (!(sqe = sqe_get(p, r)))                                   \
+		return -EBUSY;
+
+/* Submit the one prepared request, wait for it, and give its result. */
+static int run_one(struct uring_ring *r)
+{
+	int res = 0, e = submit(r, 1);
+
+	if (e == 0)
+		e = reap(r, &res);
+	return e < 0 ? e : res;
+}
+
+static int ret0(int res)
+{
+	return res < 0 ? res : 0;
+}
+
+static int uring_init(struct mgb_backend *be, const char *root, char *err)
+{
+	struct uring_priv *p = calloc(1, sizeof(*p));
+	struct io_uring_probe *probe;
+	const char *hide = getenv(URING_HIDE_ENV);
+	char filter[128];
+	uint32_t rnd = 0;
+	int e;
+
+	if (!p)
+		return mgb_err(err, "out of memory");
+	if (be->params)
+		p->par = *(const struct uring_params *)be->params;
+	else
+		p->par.depth = 1;
+	atomic_init(&p->missing, -1);
+	pthread_mutex_init(&p->lock, NULL);
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (uint32_t)getpid() ^ (uint32_t)mgb_clock_ns(CLOCK_MONOTONIC);
+	p->tag = (rnd & 0xffffff) | 1; /* 24 bits above the 40-bit sequence; never 0 */
+	p->dirfd = open(root, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	if (p->dirfd < 0) {
+		e = errno;
+		free(p);
+		return mgb_err(err, "open %s: %s", root, strerror(e));
+	}
+	be->priv = p;
+
+	/* The first ring (this thread's) proves io_uring works here before the workload starts. */
+	if (!ring_of(p, &e)) {
+		mgb_err(err, "io_uring_queue_init (depth %llu%s): %s", (unsigned long long)p->par.depth,
+			p->par.sqpoll ? ", sqpoll" : "", strerror(-e));
+		be->ops->fini(be);
+		return -1;
+	}
+	probe = io_uring_get_probe_ring(&tls_ring->ring);
+	if (!probe) {
+		mgb_err(err, "io_uring_get_probe: the kernel cannot list its opcodes");
+		be->ops->fini(be);
+		return -1;
+	}
+	for (unsigned op = 0; op < URING_MAX_OP; op++)
+		p->have[op] = io_uring_opcode_supported(probe, (int)op);
+	io_uring_free_probe(probe);
+	/* Test-only: pretend the kernel lacks these opcodes. */
+	for (const char *s = hide; s && *s;) {
+		size_t n;
+
+		if (!strncasecmp(s, "IORING_OP_", 10))
+			s += 10;
+		n = strcspn(s, ",");
+		for (size_t i = 0; i < MGB_ARRAY_SIZE(uring_op_names); i++)
+			if (strlen(uring_op_names[i].name + 10) == n && !strncasecmp(s, uring_op_names[i].name + 10, n))
+				p->have[uring_op_names[i].op] = false;
+		s += n + (s[n] == ',');
+	}
+
+	snprintf(filter, sizeof(filter), "user_data >= %llu && user_data < %llu",
+		 (unsigned long long)(p->tag << URING_TAG_SHIFT),
+		 (unsigned long long)((p->tag + 1) << URING_TAG_SHIFT));
+	if (mgb_tracecount_open_filter(&p->punts, "io_uring", "io_uring_queue_async_work", filter,
+				       p->punts_reason) < 0)
+		p->punts.nfds = 0;
+	return 0;
+}
+
+static void uring_fini(struct mgb_backend *be)
+{
+	struct uring_priv *p = be->priv;
+
+	if (!p)
+		return;
+	mgb_tracecount_close(&p->punts);
+	for (unsigned i = 0; i < p->nrings; i++) {
+		io_uring_queue_exit(&p->rings[i]->ring);
+		free(p->rings[i]->sx);
+		free(p->rings[i]);
+	}
+	if (tls_priv == p)
+		tls_priv = NULL, tls_ring = NULL;
+	pthread_mutex_destroy(&p->lock);
+	close(p->dirfd);
+	free(p);
+	be->priv = NULL;
+}
+
+static json_t *uring_cell_metrics(struct mgb_backend *be)
+{
+	struct uring_priv *p = priv_of(be);
+	uint64_t requests = atomic_load(&p->seq);
+	int64_t punted = p->punts.nfds ? mgb_tracecount_read(&p->punts) : -1;
+
+	if (punted < 0)
+		return json_pack("{s:I, s:n, s:n, s:s}", "requests", (json_int_t)requests, "punted", "punted_ratio",
+				 "punted_reason", p->punts.nfds ? "tracepoint unreadable" : p->punts_reason);
+	return json_pack("{s:I, s:I, s:f}", "requests", (json_int_t)requests, "punted", (json_int_t)punted,
+			 "punted_ratio", requests ? (double)punted / (double)requests : 0.0);
+}
+
+static const char *uring_unsupported(struct mgb_backend *be)
+{
+	int op = atomic_load(&priv_of(be)->missing);
+
+	return op < 0 ? NULL : op_name((unsigned)op);
+}
+
+static int uring_open(struct mgb_backend *be, const char *path, int flags, mode_t mode, struct mgb_file *f)
+{
+	BEGIN(be, IORING_OP_OPENAT);
+	io_uring_prep_openat(sqe, p->dirfd, path, flags | O_CLOEXEC, mode);
+	int fd = run_one(r);
+
+	if (fd < 0)
+		return fd;
+	f->fd = fd;
+	f->priv = NULL;
+	return 0;
+}
+
+static int uring_close(struct mgb_backend *be, struct mgb_file *f)
+{
+	struct uring_priv *p = priv_of(be);
+	struct uring_ring *r;
+	struct io_uring_sqe *sqe;
+	int e = 0, fd = f->fd;
+
+	f->fd = -1;
+	/* A file is closed even when the ring cannot do it: nothing is left open. */
+	if (need_op(p, IORING_OP_CLOSE) < 0 || !(r = ring_of(p, &e)) || !(sqe = sqe_get(p, r)))
+		return ret0(close(fd) < 0 ? -errno : 0);
+	io_uring_prep_close(sqe, fd);
+	return ret0(run_one(r));
+}
+
+static ssize_t uring_pwrite(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off)
+{
+	BEGIN(be, IORING_OP_WRITE);
+	io_uring_prep_write(sqe, f->fd, buf, (unsigned)len, (uint64_t)off);
+	return run_one(r);
+}
+
+static ssize_t uring_pread(struct mgb_backend *be, struct mgb_file *f, void *buf, size_t len, off_t off)
+{
+	BEGIN(be, IORING_OP_READ);
+	io_uring_prep_read(sqe, f->fd, buf, (unsigned)len, (uint64_t)off);
+	return run_one(r);
+}
+
+/* Only what was asked for counts as returned (statx fills its basic fields regardless). */
+static void from_statx(const struct statx *sx, unsigned want, struct mgb_stat *st)
+{
+	st->mask = sx->stx_mask & want & MGB_STAT_STATX;
+	st->ctime = (struct mgb_ts){ sx->stx_ctime.tv_sec, sx->stx_ctime.tv_nsec };
+	st->mtime = (struct mgb_ts){ sx->stx_mtime.tv_sec, sx->stx_mtime.tv_nsec };
+	st->atime = (struct mgb_ts){ sx->stx_atime.tv_sec, sx->stx_atime.tv_nsec };
+	st->btime = (struct mgb_ts){ sx->stx_btime.tv_sec, sx->stx_btime.tv_nsec };
+	st->size = sx->stx_size;
+	st->ino = sx->stx_ino;
+	st->dev_major = sx->stx_dev_major;
+	st->dev_minor = sx->stx_dev_minor;
+}
+
+static int uring_fstat(struct mgb_backend *be, struct mgb_file *f, unsigned want, struct mgb_stat *st)
+{
+	struct statx sx;
+	int res;
+
+	BEGIN(be, IORING_OP_STATX);
+	io_uring_prep_statx(sqe, f->fd, "", AT_EMPTY_PATH, want & MGB_STAT_STATX, &sx);
+	res = run_one(r);
+	if (res < 0)
+		return res;
+	from_statx(&sx, want, st);
+	return 0;
+}
+
+/*
+ * The write and its query.  With --link: one linked pair, one io_uring_enter for both (the
+ * statx starts only after the write completed, and fails with -ECANCELED if the write did).
+ * Without: two requests, two enters, as two syscalls would be.
+ */
+static ssize_t uring_pwrite_fstat(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off,
+				  unsigned want, struct mgb_stat *st)
+{
+	struct uring_priv *p = priv_of(be);
+	struct uring_ring *r;
+	struct io_uring_sqe *w, *s;
+	struct statx sx;
+	int e = need_op(p, IORING_OP_WRITE), wres = 0, sres = 0;
+
+	if (!p->par.link) {
+		ssize_t n = uring_pwrite(be, f, buf, len, off);
+		int sr;
+
+		if (n < 0)
+			return n;
+		sr = uring_fstat(be, f, want, st);
+		return sr < 0 ? sr : n;
+	}
+	if (e == 0)
+		e = need_op(p, IORING_OP_STATX);
+	if (e < 0)
+		return e;
+	if (!(r = ring_of(p, &e)))
+		return e;
+	w = sqe_get(p, r);
+	io_uring_prep_write(w, f->fd, buf, (unsigned)len, (uint64_t)off);
+	w->flags |= IOSQE_IO_LINK;
+	s = sqe_get(p, r);
+	io_uring_prep_statx(s, f->fd, "", AT_EMPTY_PATH, want & MGB_STAT_STATX, &sx);
+	e = submit(r, 2);
+	/* Completions come in link order: the write's, then the statx's. */
+	if (e == 0)
+		e = reap(r, &wres);
+	if (e == 0)
+		e = reap(r, &sres);
+	if (e < 0)
+		return e;
+	if (wres < 0)
+		return wres;
+	if (sres < 0)
+		return sres;
+	from_statx(&sx, want, st);
+	return wres;
+}
+
+/* count writes with up to --depth in flight: refill as completions arrive. */
+static int uring_pwrite_n(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off,
+			  uint64_t count)
+{
+	struct uring_priv *p = priv_of(be);
+	struct uring_ring *r;
+	uint64_t queued = 0, done = 0;
+	int e = need_op(p, IORING_OP_WRITE), first = 0;
+
+	if (e < 0)
+		return e;
+	if (!(r = ring_of(p, &e)))
+		return e;
+	while (done < count) {
+		unsigned inflight = (unsigned)(queued - done);
+
+		while (queued < count && inflight < p->par.depth) {
+			struct io_uring_sqe *sqe = sqe_get(p, r);
+
+			if (!sqe)
+				break;
+			io_uring_prep_write(sqe, f->fd, buf, (unsigned)len, (uint64_t)off);
+			queued++, inflight++;
+		}
+		e = submit(r, 1);
+		if (e < 0)
+			return first ? first : e; /* nothing more can be reaped safely */
+		/* reap what is ready, at least one */
+		do {
+			int res;
+
+			e = reap(r, &res);
+			if (e < 0)
+				return e;
+			if (res != (int)len && !first)
+				first = res < 0 ? res : -EIO;
+			done++;
+		} while (done < queued && io_uring_cq_ready(&r->ring));
+		if (first)
+			break;
+	}
+	/* After an error, drain what is still in flight: buf must stay valid until then. */
+	while (done < queued) {
+		int res;
+
+		if (reap(r, &res) < 0)
+			break;
+		done++;
+	}
+	return first;
+}
+
+/* count queries with up to --depth in flight; each lands in its own statx buffer. */
+static int uring_fstat_n(struct mgb_backend *be, struct mgb_file *f, unsigned want, struct mgb_stat *st, unsigned count)
+{
+	struct uring_priv *p = priv_of(be);
+	struct uring_ring *r;
+	unsigned depth = (unsigned)p->par.depth, n = 0;
+	int e = need_op(p, IORING_OP_STATX), first = 0;
+
+	if (e < 0)
+		return e;
+	if (!(r = ring_of(p, &e)))
+		return e;
+	/* In batches of depth: submit all, then reap all; each request has its own slot. */
+	while (n < count && !first) {
+		unsigned batch = count - n < depth ? count - n : depth, got = 0;
+
+		for (unsigned i = 0; i < batch; i++) {
+			struct io_uring_sqe *sqe = sqe_get(p, r);
+
+			io_uring_prep_statx(sqe, f->fd, "", AT_EMPTY_PATH, want & MGB_STAT_STATX, &r->sx[i]);
+		}
+		e = submit(r, batch);
+		if (e < 0) {
+			first = e;
+			break;
+		}
+		while (got < batch) {
+			struct io_uring_cqe *cqe;
+
+			do
+				e = io_uring_wait_cqe(&r->ring, &cqe);
+			while (e == -EINTR);
+			if (e < 0) {
+				first = e;
+				break;
+			}
+			if (cqe->res < 0 && !first)
+				first = cqe->res;
+			io_uring_cqe_seen(&r->ring, cqe);
+			got++;
+		}
+		for (unsigned i = 0; i < batch && !first; i++)
+			from_statx(&r->sx[i], want, &st[n + i]);
+		n += batch;
+	}
+	return first;
+}
+
+static int uring_stat(struct mgb_backend *be, const char *path, unsigned want, struct mgb_stat *st)
+{
+	struct statx sx;
+	int res;
+
+	BEGIN(be, IORING_OP_STATX);
+	io_uring_prep_statx(sqe, p->dirfd, path, AT_SYMLINK_NOFOLLOW, want & MGB_STAT_STATX, &sx);
+	res = run_one(r);
+	if (res < 0)
+		return res;
+	from_statx(&sx, want, st);
+	return 0;
+}
+
+static int uring_fsync(struct mgb_backend *be, struct mgb_file *f)
+{
+	BEGIN(be, IORING_OP_FSYNC);
+	io_uring_prep_fsync(sqe, f->fd, 0);
+	return ret0(run_one(r));
+}
+
+static int uring_ftruncate(struct mgb_backend *be, struct mgb_file *f, off_t len)
+{
+	BEGIN(be, URING_OP_FTRUNCATE);
+	/* liburing 2.3 has no io_uring_prep_ftruncate (2.6 does): the kernel reads the fd and the
+	 * length from sqe->off and wants every other field zero, as get_sqe left it. */
+	sqe->opcode = URING_OP_FTRUNCATE;
+	sqe->fd = f->fd;
+	sqe->off = (uint64_t)len;
+	return ret0(run_one(r));
+}
+
+static int uring_fsetxattr(struct mgb_backend *be, struct mgb_file *f, const char *name, const void *val, size_t len)
+{
+	BEGIN(be, IORING_OP_FSETXATTR);
+	io_uring_prep_fsetxattr(sqe, f->fd, name, val, 0, (unsigned)len);
+	return ret0(run_one(r));
+}
+
+static int uring_fallocate(struct mgb_backend *be, struct mgb_file *f, off_t off, off_t len)
+{
+	BEGIN(be, IORING_OP_FALLOCATE);
+	io_uring_prep_fallocate(sqe, f->fd, 0, (uint64_t)off, (uint64_t)len);
+	return ret0(run_one(r));
+}
+
+static int uring_rename(struct mgb_backend *be, const char *from, const char *to)
+{
+	BEGIN(be, IORING_OP_RENAMEAT);
+	io_uring_prep_renameat(sqe, p->dirfd, from, p->dirfd, to, 0);
+	return ret0(run_one(r));
+}
+
+static int uring_link(struct mgb_backend *be, const char *from, const char *to)
+{
+	BEGIN(be, IORING_OP_LINKAT);
+	io_uring_prep_linkat(sqe, p->dirfd, from, p->dirfd, to, 0);
+	return ret0(run_one(r));
+}
+
+static int uring_unlink(struct mgb_backend *be, const char *path)
+{
+	BEGIN(be, IORING_OP_UNLINKAT);
+	io_uring_prep_unlinkat(sqe, p->dirfd, path, 0);
+	return ret0(run_one(r));
+}
+
+static int uring_mkdir(struct mgb_backend *be, const char *path, mode_t mode)
+{
+	BEGIN(be, IORING_OP_MKDIRAT);
+	io_uring_prep_mkdirat(sqe, p->dirfd, path, mode);
+	return ret0(run_one(r));
+}
+
+static int uring_rmdir(struct mgb_backend *be, const char *path)
+{
+	BEGIN(be, IORING_OP_UNLINKAT);
+	io_uring_prep_unlinkat(sqe, p->dirfd, path, AT_REMOVEDIR);
+	return ret0(run_one(r));
+}
+
+/* fchmod and futimens have no io_uring opcode (Linux 6.18): NULL, so the cell is unsupported. */
+const struct mgb_backend_ops mgb_backend_uring = {
+	.name = "uring",
+	.summary = "io_uring through liburing (no opcode for fchmod, futimens)",
+	.options = uring_options,
+	.params_size = sizeof(struct uring_params),
+	.init = uring_init,
+	.fini = uring_fini,
+	.open = uring_open,
+	.close = uring_close,
+	.pwrite = uring_pwrite,
+	.pread = uring_pread,
+	.fstat = uring_fstat,
+	.pwrite_fstat = uring_pwrite_fstat,
+	.stat = uring_stat,
+	.fsync = uring_fsync,
+	.ftruncate = uring_ftruncate,
+	.fsetxattr = uring_fsetxattr,
+	.fallocate = uring_fallocate,
+	.rename = uring_rename,
+	.link = uring_link,
+	.unlink = uring_unlink,
+	.mkdir = uring_mkdir,
+	.rmdir = uring_rmdir,
+	.pwrite_n = uring_pwrite_n,
+	.fstat_n = uring_fstat_n,
+	.cell_metrics = uring_cell_metrics,
+	.unsupported = uring_unsupported,
+};
