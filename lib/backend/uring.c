@@ -90,7 +90,8 @@ struct uring_priv {
 	pthread_mutex_t lock;          /* guards rings */
 	unsigned nrings;
 	struct uring_ring *rings[URING_MAX_RINGS];
-	struct mgb_tracecount punts;
+	atomic_uint_fast64_t writes;   /* IORING_OP_WRITE requests submitted, all rings */
+	struct mgb_tracecount punts, write_punts;
 	char punts_reason[MGB_ERR_LEN]; /* why punts are not counted, when they are not */
 };
 
@@ -184,6 +185,15 @@ static struct io_uring_sqe *sqe_get(struct uring_priv *p, struct uring_ring *r)
 	if (sqe)
 		io_uring_sqe_set_data64(sqe, p->tag << URING_TAG_SHIFT | atomic_fetch_add(&p->seq, 1));
 	return sqe;
+}
+
+/* Every write goes through here, so writes and their punts can be told from the statx calls'
+ * (io_uring always hands IORING_OP_STATX to a worker: it is the write's punts that timestamps
+ * cause). */
+static void prep_write(struct uring_priv *p, struct io_uring_sqe *sqe, int fd, const void *buf, size_t len, off_t off)
+{
+	io_uring_prep_write(sqe, fd, buf, (unsigned)len, (uint64_t)off);
+	atomic_fetch_add(&p->writes, 1);
 }
 
 /* Wait for one completion and consume it; a signal does not abandon a request in flight. */
@@ -306,6 +316,12 @@ static int uring_init(struct mgb_backend *be, const char *root, char *err)
 	if (mgb_tracecount_open_filter(&p->punts, "io_uring", "io_uring_queue_async_work", filter,
 				       p->punts_reason) < 0)
 		p->punts.nfds = 0;
+	snprintf(filter + strlen(filter), sizeof(filter) - strlen(filter), " && opcode == %d", IORING_OP_WRITE);
+	if (p->punts.nfds && mgb_tracecount_open_filter(&p->write_punts, "io_uring", "io_uring_queue_async_work",
+							filter, p->punts_reason) < 0) {
+		mgb_tracecount_close(&p->punts);
+		p->punts.nfds = 0;
+	}
 	return 0;
 }
 
@@ -316,6 +332,7 @@ static void uring_fini(struct mgb_backend *be)
 	if (!p)
 		return;
 	mgb_tracecount_close(&p->punts);
+	mgb_tracecount_close(&p->write_punts);
 	for (unsigned i = 0; i < p->nrings; i++) {
 		io_uring_queue_exit(&p->rings[i]->ring);
 		free(p->rings[i]->sx);
@@ -329,17 +346,26 @@ static void uring_fini(struct mgb_backend *be)
 	be->priv = NULL;
 }
 
+static double ratio_of(int64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : 0.0;
+}
+
+/* All requests and their punts, and the writes' alone. */
 static json_t *uring_cell_metrics(struct mgb_backend *be)
 {
 	struct uring_priv *p = priv_of(be);
-	uint64_t requests = atomic_load(&p->seq);
+	uint64_t requests = atomic_load(&p->seq), writes = atomic_load(&p->writes);
 	int64_t punted = p->punts.nfds ? mgb_tracecount_read(&p->punts) : -1;
+	int64_t wpunted = p->write_punts.nfds ? mgb_tracecount_read(&p->write_punts) : -1;
 
-	if (punted < 0)
-		return json_pack("{s:I, s:n, s:n, s:s}", "requests", (json_int_t)requests, "punted", "punted_ratio",
+	if (punted < 0 || wpunted < 0)
+		return json_pack("{s:I, s:n, s:n, s:I, s:n, s:n, s:s}", "requests", (json_int_t)requests, "punted",
+				 "punted_ratio", "writes", (json_int_t)writes, "writes_punted", "writes_punted_ratio",
 				 "punted_reason", p->punts.nfds ? "tracepoint unreadable" : p->punts_reason);
-	return json_pack("{s:I, s:I, s:f}", "requests", (json_int_t)requests, "punted", (json_int_t)punted,
-			 "punted_ratio", requests ? (double)punted / (double)requests : 0.0);
+	return json_pack("{s:I, s:I, s:f, s:I, s:I, s:f}", "requests", (json_int_t)requests, "punted",
+			 (json_int_t)punted, "punted_ratio", ratio_of(punted, requests), "writes", (json_int_t)writes,
+			 "writes_punted", (json_int_t)wpunted, "writes_punted_ratio", ratio_of(wpunted, writes));
 }
 
 static const char *uring_unsupported(struct mgb_backend *be)
@@ -380,7 +406,7 @@ static int uring_close(struct mgb_backend *be, struct mgb_file *f)
 static ssize_t uring_pwrite(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off)
 {
 	BEGIN(be, IORING_OP_WRITE);
-	io_uring_prep_write(sqe, f->fd, buf, (unsigned)len, (uint64_t)off);
+	prep_write(p, sqe, f->fd, buf, len, off);
 	return run_one(r);
 }
 
@@ -449,7 +475,7 @@ static ssize_t uring_pwrite_fstat(struct mgb_backend *be, struct mgb_file *f, co
 	if (!(r = ring_of(p, &e)))
 		return e;
 	w = sqe_get(p, r);
-	io_uring_prep_write(w, f->fd, buf, (unsigned)len, (uint64_t)off);
+	prep_write(p, w, f->fd, buf, len, off);
 	w->flags |= IOSQE_IO_LINK;
 	s = sqe_get(p, r);
 	io_uring_prep_statx(s, f->fd, "", AT_EMPTY_PATH, want & MGB_STAT_STATX, &sx);
@@ -490,7 +516,7 @@ static int uring_pwrite_n(struct mgb_backend *be, struct mgb_file *f, const void
 
 			if (!sqe)
 				break;
-			io_uring_prep_write(sqe, f->fd, buf, (unsigned)len, (uint64_t)off);
+			prep_write(p, sqe, f->fd, buf, len, off);
 			queued++, inflight++;
 		}
 		e = submit(r, 1);
@@ -593,11 +619,10 @@ static int uring_fsync(struct mgb_backend *be, struct mgb_file *f)
 static int uring_ftruncate(struct mgb_backend *be, struct mgb_file *f, off_t len)
 {
 	BEGIN(be, URING_OP_FTRUNCATE);
-	/* liburing 2.3 has no io_uring_prep_ftruncate (2.6 does): the kernel reads the fd and the
-	 * length from sqe->off and wants every other field zero, as get_sqe left it. */
-	sqe->opcode = URING_OP_FTRUNCATE;
-	sqe->fd = f->fd;
-	sqe->off = (uint64_t)len;
+	/* liburing 2.3 has no io_uring_prep_ftruncate (2.6 does): the kernel takes the length from
+	 * sqe->off and refuses (EINVAL) any other field set, and a reused SQE still holds its last
+	 * request's, so the generic prep clears them.  It leaves user_data (our tag) alone. */
+	io_uring_prep_rw(URING_OP_FTRUNCATE, sqe, f->fd, NULL, 0, (uint64_t)len);
 	return ret0(run_one(r));
 }
 
