@@ -55,9 +55,17 @@ static char *doc_machine(json_t *doc)
 	json_t *vm = json_object_get(doc, "vm"), *host = json_object_get(doc, "host");
 	char *s;
 
-	if (asprintf(&s, "%s/%lld/%s", json_string_value(json_object_get(host, "name")) ?: "?",
-		     (long long)json_integer_value(json_object_get(host, "cpus")),
-		     vm ? json_string_value(json_object_get(vm, "accel")) ?: "guest" : "native") < 0)
+	long long cpus = json_integer_value(json_object_get(vm ? vm : host, "cpus"));
+	int n;
+
+	/* A guest's host name is whatever its initramfs set: name it by its accelerator instead. */
+	if (vm)
+		n = asprintf(&s, "a qemu %s guest with %lld CPU%s", json_string_value(json_object_get(vm, "accel")) ?: "?",
+			     cpus, cpus == 1 ? "" : "s");
+	else
+		n = asprintf(&s, "host %s with %lld CPU%s", json_string_value(json_object_get(host, "name")) ?: "?", cpus,
+			     cpus == 1 ? "" : "s");
+	if (n < 0)
 		abort();
 	return s;
 }
@@ -297,8 +305,8 @@ json_t *mgb_compare(json_t *const *docs, const char *const *paths, unsigned ndoc
 		if (!comparable[d]) {
 			char msg[600];
 
-			snprintf(msg, sizeof(msg), "%s was measured elsewhere (%s; the base on %s): rates and times are "
-				 "not comparable, counts are", paths[d], machine, base_machine);
+			snprintf(msg, sizeof(msg), "%s ran on %s, the base on %s: rates and times are not comparable, "
+				 "counts are", paths[d], machine, base_machine);
 			json_array_append_new(warnings, mgb_json_text(msg));
 		}
 		free(desc);
