@@ -5,7 +5,7 @@
  * backwards, never in the future, no ordering inversions, no revalidate misses when sequenced;
  * ramfs stays coarse.  A sync cell and a uring cell have the same metric keys.  The punt count
  * is real: xfs completes unqueried buffered writes inline and punts nearly every write that
- * follows a query.  An opcode hidden from the probe makes the cell unsupported, naming it, and
+ * follows a query (and none of those a size-only poller's writes).  An opcode hidden from the probe makes the cell unsupported, naming it, and
  * a bad --depth is a usage error.
  */
 #include "config.h"
@@ -226,6 +226,8 @@ static void punts(void)
 	const char *const every[] = { "run", "write", "--fs", "xfs", "--backend", "uring", "--rounds", "5000", NULL };
 	const char *const polled[] = { "run", "stat", "--writer", "--fs", "xfs", "--backend", "uring", "--rounds",
 				       "20000", NULL };
+	const char *const sized[] = { "run", "stat", "--writer", "--mask", "size", "--fs", "xfs", "--backend", "uring",
+				      "--rounds", "20000", NULL };
 	json_t *doc;
 	double r;
 
@@ -247,6 +249,13 @@ static void punts(void)
 	r = writes_punted_ratio(doc, "stat");
 	fprintf(stderr, "xfs stat --writer (a ctime poller): %.4f of writes punted\n", r);
 	T_CHECK(r > 0.3, "xfs with a ctime poller: %g of writes punted", r);
+	json_decref(doc);
+
+	/* The control: the same poller asking for the size only arms nothing. */
+	doc = run("punts, size poller", sized, t_result_path("punt-size.json"));
+	r = writes_punted_ratio(doc, "stat");
+	fprintf(stderr, "xfs stat --writer --mask size: %.4f of writes punted\n", r);
+	T_CHECK(r < 0.05, "xfs with a size poller: %g of writes punted, expected almost none", r);
 	json_decref(doc);
 }
 
