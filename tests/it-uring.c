@@ -5,8 +5,8 @@
  * backwards, never in the future, no ordering inversions, no revalidate misses when sequenced;
  * ramfs stays coarse.  A sync cell and a uring cell have the same metric keys.  The punt count
  * is real: xfs completes unqueried buffered writes inline and punts nearly every write that
- * follows a query (and none of those a size-only poller's writes).  An opcode hidden from the probe makes the cell unsupported, naming it, and
- * a bad --depth is a usage error.
+ * follows a query, but not the writes beside a size-only poller.  An opcode hidden from the
+ * probe makes the cell unsupported, naming it, and a bad --depth is a usage error.
  */
 #include "config.h"
 #include "helpers.h"
