@@ -224,16 +224,22 @@ static int builtin_load(struct cost_cell *c, uint64_t *done)
 	return 0;
 }
 
-/* Per-inode tracepoint counts: ctime changes (each swap of the stored ctime) and c/mtime queries. */
+/*
+ * Per-inode tracepoint counts: ctime changes (each swap of the stored ctime: timestamp:ctime_ns_xchg),
+ * those of them whose old stamp had been queried (its I_CTIME_QUERIED bit 31 set: a write that
+ * followed a query, the one that costs a fine stamp), and c/mtime queries (fill_mg_cmtime).
+ * Other processes' fine stamps lift the global floor, which changes an unqueried file's coarse
+ * stamp too; only the queried changes are this file's own queries' doing.
+ */
 struct inode_counts {
-	struct mgb_tracecount changes, queries;
-	int64_t changes0, queries0;
+	struct mgb_tracecount changes, queried, queries;
+	int64_t changes0, queried0, queries0;
 };
 
 static void inode_counts_begin(struct inode_counts *ic, const struct cost_cell *c)
 {
 	const struct mgb_target *t = c->ctx->target;
-	char err[MGB_ERR_LEN];
+	char err[MGB_ERR_LEN], filter[160];
 
 	memset(ic, 0, sizeof(*ic));
 	if (mgb_tracecount_open(&ic->changes, "timestamp", "ctime_ns_xchg", t->sb_dev_major, t->sb_dev_minor, c->ino,
@@ -242,7 +248,12 @@ static void inode_counts_begin(struct inode_counts *ic, const struct cost_cell *
 	if (mgb_tracecount_open(&ic->queries, "timestamp", "fill_mg_cmtime", t->sb_dev_major, t->sb_dev_minor, c->ino,
 				err) < 0)
 		ic->queries.nfds = 0;
+	snprintf(filter, sizeof(filter), "ino == %llu && dev == %u && old & %u", (unsigned long long)c->ino,
+		 (t->sb_dev_major << 20) | t->sb_dev_minor, 1u << 31);
+	if (mgb_tracecount_open_filter(&ic->queried, "timestamp", "ctime_ns_xchg", filter, err) < 0)
+		ic->queried.nfds = 0;
 	ic->changes0 = ic->changes.nfds ? mgb_tracecount_read(&ic->changes) : -1;
+	ic->queried0 = ic->queried.nfds ? mgb_tracecount_read(&ic->queried) : -1;
 	ic->queries0 = ic->queries.nfds ? mgb_tracecount_read(&ic->queries) : -1;
 }
 
@@ -255,6 +266,7 @@ static json_t *inode_counts_end(struct inode_counts *ic, uint64_t writes)
 {
 	int64_t ch = ic->changes.nfds ? mgb_tracecount_read(&ic->changes) : -1;
 	int64_t q = ic->queries.nfds ? mgb_tracecount_read(&ic->queries) : -1;
+	int64_t qc = ic->queried.nfds ? mgb_tracecount_read(&ic->queried) : -1;
 	json_t *o = json_object();
 
 	json_object_set_new(o, "ctime_changes", count_json(ch, ic->changes0));
@@ -262,7 +274,13 @@ static json_t *inode_counts_end(struct inode_counts *ic, uint64_t writes)
 			    ch >= 0 && ic->changes0 >= 0 && writes
 				    ? json_real(1000.0 * (double)(ch - ic->changes0) / (double)writes)
 				    : json_null());
+	json_object_set_new(o, "queried_changes", count_json(qc, ic->queried0));
+	json_object_set_new(o, "queried_changes_per_1000",
+			    qc >= 0 && ic->queried0 >= 0 && writes
+				    ? json_real(1000.0 * (double)(qc - ic->queried0) / (double)writes)
+				    : json_null());
 	json_object_set_new(o, "ctime_queries", count_json(q, ic->queries0));
+	mgb_tracecount_close(&ic->queried);
 	mgb_tracecount_close(&ic->changes);
 	mgb_tracecount_close(&ic->queries);
 	return o;
@@ -582,12 +600,14 @@ static void put_summary(struct mgb_ctx *ctx, json_t *phases, const char *journal
 		json_t *wps = over_cycles(phases, k, "writes_per_s", NULL);
 		json_t *w;
 
-		per_kind[k] = MGB_JSON_PACK("{s:o, s:o, s:o, s:o, s:o}", "writes_per_s", median_json(json_incref(wps)),
+		per_kind[k] = MGB_JSON_PACK("{s:o, s:o, s:o, s:o, s:o, s:o}", "writes_per_s", median_json(json_incref(wps)),
 					    "writes_per_s_spread", wps, "journal_per_1000",
 					    journal ? median_json(over_cycles(phases, k, journal, "counters")) : json_null(),
 					    "counters_per_1000", per_1000_medians(phases, k, "counters"),
 					    "ctime_changes_per_1000",
-					    median_json(over_cycles(phases, k, "ctime_changes_per_1000", "inode")));
+					    median_json(over_cycles(phases, k, "ctime_changes_per_1000", "inode")),
+					    "queried_changes_per_1000",
+					    median_json(over_cycles(phases, k, "queried_changes_per_1000", "inode")));
 		w = json_object_get(per_kind[k], "writes_per_s");
 		rate[k] = json_is_number(w) ? json_number_value(w) : NAN;
 		json_object_set_new(ctx->metrics, kind_names[k], per_kind[k]);
