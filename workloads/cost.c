@@ -32,7 +32,11 @@
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <linux/fs.h>
 #include <unistd.h>
 
@@ -47,6 +51,7 @@ struct cost_params {
 	uint64_t file_size;
 	const char *load;
 	bool nocow;
+	bool crosstalk;
 };
 
 static const char *const mode_choices[] = { "overwrite", "append", "fio-basic", NULL };
@@ -74,6 +79,8 @@ static const struct mgb_workload_option cost_options[] = {
 	  "fio, builtin, or auto (fio if configured, with --backend sync)", 0, 0, NULL, load_choices },
 	{ "nocow", MGB_OPT_BOOL, offsetof(struct cost_params, nocow), NULL,
 	  "set NOCOW on the file (chattr +C; btrfs: no copy-on-write)", 0, 0, NULL, NULL },
+	{ "crosstalk", MGB_OPT_BOOL, offsetof(struct cost_params, crosstalk), NULL,
+	  "no poller; alone and crosstalk phases (another process write+statx on a tmpfs)", 0, 0, NULL, NULL },
 	{ 0 },
 };
 
@@ -87,8 +94,9 @@ static const struct mgb_column cost_columns[] = {
 	{ 0 },
 };
 
-enum kind { KIND_NONE, KIND_SIZE, KIND_CTIME, KIND_COUNT };
-static const char *const kind_names[KIND_COUNT] = { "none", "size", "ctime" };
+/* none/size/ctime: the query streams; alone/crosstalk: --crosstalk's phases (nobody queries). */
+enum kind { KIND_NONE, KIND_SIZE, KIND_CTIME, KIND_ALONE, KIND_CROSSTALK, KIND_COUNT };
+static const char *const kind_names[KIND_COUNT] = { "none", "size", "ctime", "alone", "crosstalk" };
 
 #define MAX_CYCLES 100
 
@@ -156,6 +164,8 @@ struct cost_cell {
 	char workdir[2048]; /* fio's output, outside the target */
 	char path[2048];    /* cost.dat, for fio */
 	char fio_version[32];
+	struct mgb_target other; /* --crosstalk: the other process's filesystem */
+	bool other_up;
 };
 
 static int do_sync(struct mgb_backend *be, struct mgb_file *f, const struct cost_params *p)
@@ -286,6 +296,68 @@ static json_t *inode_counts_end(struct inode_counts *ic, uint64_t writes)
 	return o;
 }
 
+/*
+ * --crosstalk: another process changing and querying a file on another filesystem, as fast as it
+ * can, so that its fine stamps keep lifting the global floor.  A process of its own, doing plain
+ * syscalls (it stands for some other program on the machine, not for the measured load); it
+ * dies with us.  Returns its pid once it has done its first round, or -1.
+ */
+static pid_t stirrer_start(struct cost_cell *c)
+{
+	char path[2100];
+	int pipefd[2];
+	pid_t pid, parent = getpid();
+	char ok;
+
+	snprintf(path, sizeof(path), "%s/crosstalk.dat", c->other.path);
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return mgb_err(c->ctx->err, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		bool told = false;
+		struct statx stx;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (fd < 0 || getppid() != parent)
+			_exit(1);
+		close(pipefd[0]);
+		for (;;) {
+			if (pwrite(fd, "x", 1, 0) != 1 ||
+			    statx(fd, "", AT_EMPTY_PATH, STATX_CTIME | STATX_MTIME, &stx) < 0)
+				_exit(1);
+			if (!told) {
+				if (write(pipefd[1], "1", 1) != 1)
+					_exit(1);
+				close(pipefd[1]);
+				told = true;
+			}
+		}
+	}
+	close(pipefd[1]);
+	if (pid < 0) {
+		close(pipefd[0]);
+		return mgb_err(c->ctx->err, "fork: %s", strerror(errno));
+	}
+	if (read(pipefd[0], &ok, 1) != 1) {
+		close(pipefd[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return mgb_err(c->ctx->err, "the crosstalk process could not write+statx %s", path);
+	}
+	close(pipefd[0]);
+	return pid;
+}
+
+static void stirrer_stop(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 /* One phase: the load with the given query stream beside it; cycle < 0 is the warm-up. */
 static int run_phase(struct cost_cell *c, enum kind k, json_t *phases, int cycle, int64_t *wall_ns)
 {
@@ -297,7 +369,9 @@ static int run_phase(struct cost_cell *c, enum kind k, json_t *phases, int cycle
 	struct mgb_fs_counters fc;
 	struct mgb_mg_counters mg0, mg1;
 	struct inode_counts ic;
-	json_t *counters, *inode;
+	json_t *counters, *inode, *ch;
+	bool polled = k == KIND_SIZE || k == KIND_CTIME;
+	pid_t stirrer = -1;
 	uint64_t done = 0;
 	int64_t t0, elapsed, wall;
 	int r = 0;
@@ -307,10 +381,14 @@ static int run_phase(struct cost_cell *c, enum kind k, json_t *phases, int cycle
 	atomic_init(&poller.stop, false);
 	atomic_init(&poller.polls, 0);
 	poller.want = k == KIND_SIZE ? MGB_STAT_SIZE : MGB_STAT_TIMES;
-	if (k != KIND_NONE && pthread_create(&poller.tid, NULL, poll_loop, &poller) != 0)
+	if (k == KIND_CROSSTALK && (stirrer = stirrer_start(c)) < 0)
+		return -1;
+	if (polled && pthread_create(&poller.tid, NULL, poll_loop, &poller) != 0) {
+		stirrer_stop(stirrer);
 		return mgb_err(ctx->err, "cannot start the poller thread");
+	}
 	/* The phase starts once the stream runs: on a busy machine the thread may wait for a CPU. */
-	while (k != KIND_NONE && atomic_load(&poller.polls) == 0 && !poller.error && !mgb_stop_requested())
+	while (polled && atomic_load(&poller.polls) == 0 && !poller.error && !mgb_stop_requested())
 		sched_yield();
 	inode_counts_begin(&ic, c);
 	mgb_fs_counters_begin(&fc, ctx->target);
@@ -329,9 +407,15 @@ static int run_phase(struct cost_cell *c, enum kind k, json_t *phases, int cycle
 	counters = mgb_fs_counters_end(&fc, done);
 	inode = inode_counts_end(&ic, done);
 	atomic_store(&poller.stop, true);
-	if (k != KIND_NONE)
+	if (polled)
 		pthread_join(poller.tid, NULL);
+	stirrer_stop(stirrer);
 	*wall_ns = wall;
+	/* distinct stamps of the file per second of its load: what others' fine stamps did to it */
+	ch = json_object_get(inode, "ctime_changes");
+	json_object_set_new(inode, "ctime_changes_per_s",
+			    json_is_integer(ch) ? json_real(mgb_per_s((uint64_t)json_integer_value(ch), elapsed))
+						: json_null());
 	if (cycle >= 0 && r == 0)
 		json_array_append_new(
 			phases, MGB_JSON_PACK("{s:s, s:i, s:I, s:I, s:I, s:f, s:I, s:o, s:o, s:o, s:o}", "kind",
@@ -561,6 +645,15 @@ static int cost_prepare(struct cost_cell *c)
 
 	if (pick_load(c) < 0)
 		return -1;
+	if (p->crosstalk) {
+		char err[MGB_ERR_LEN];
+
+		if (!ctx->session)
+			return mgb_err(ctx->err, "--crosstalk needs --fs: a --dir run cannot make a second filesystem");
+		if (mgb_target_scratch(ctx->session, mgb_fs_type_find("tmpfs"), &c->other, err) < 0)
+			return mgb_err(ctx->err, "--crosstalk: the other filesystem: %s", err);
+		c->other_up = true;
+	}
 	if (c->fio) {
 		char name[64];
 
@@ -591,21 +684,27 @@ static int cost_prepare(struct cost_cell *c)
 	return lay_out(c);
 }
 
-static void put_summary(struct mgb_ctx *ctx, json_t *phases, const char *journal)
+/* Per kind the medians; then the ratios against the controls of the same run. */
+static void put_summary(struct mgb_ctx *ctx, json_t *phases, const char *journal, bool crosstalk)
 {
-	json_t *per_kind[KIND_COUNT];
+	json_t *per_kind[KIND_COUNT] = { 0 };
 	double rate[KIND_COUNT];
+	enum kind lo = crosstalk ? KIND_ALONE : KIND_NONE, hi = crosstalk ? KIND_CROSSTALK : KIND_CTIME;
+	/* the kind that costs, and the control it is measured against */
+	enum kind cost = crosstalk ? KIND_CROSSTALK : KIND_CTIME, control = crosstalk ? KIND_ALONE : KIND_SIZE;
 
-	for (enum kind k = 0; k < KIND_COUNT; k++) {
+	for (enum kind k = lo; k <= hi; k++) {
 		json_t *wps = over_cycles(phases, k, "writes_per_s", NULL);
 		json_t *w;
 
-		per_kind[k] = MGB_JSON_PACK("{s:o, s:o, s:o, s:o, s:o, s:o}", "writes_per_s", median_json(json_incref(wps)),
-					    "writes_per_s_spread", wps, "journal_per_1000",
+		per_kind[k] = MGB_JSON_PACK("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "writes_per_s",
+					    median_json(json_incref(wps)), "writes_per_s_spread", wps, "journal_per_1000",
 					    journal ? median_json(over_cycles(phases, k, journal, "counters")) : json_null(),
 					    "counters_per_1000", per_1000_medians(phases, k, "counters"),
 					    "ctime_changes_per_1000",
 					    median_json(over_cycles(phases, k, "ctime_changes_per_1000", "inode")),
+					    "ctime_changes_per_s",
+					    median_json(over_cycles(phases, k, "ctime_changes_per_s", "inode")),
 					    "queried_changes_per_1000",
 					    median_json(over_cycles(phases, k, "queried_changes_per_1000", "inode")));
 		w = json_object_get(per_kind[k], "writes_per_s");
@@ -613,19 +712,26 @@ static void put_summary(struct mgb_ctx *ctx, json_t *phases, const char *journal
 		json_object_set_new(ctx->metrics, kind_names[k], per_kind[k]);
 	}
 	{
-		json_t *jc = json_object_get(per_kind[KIND_CTIME], "journal_per_1000");
-		json_t *js = json_object_get(per_kind[KIND_SIZE], "journal_per_1000");
+		json_t *jc = json_object_get(per_kind[cost], "journal_per_1000");
+		json_t *js = json_object_get(per_kind[control], "journal_per_1000");
 
-		json_object_set_new(ctx->metrics, "ctime_size_ratio", ratio_json(rate[KIND_CTIME], rate[KIND_SIZE]));
-		json_object_set_new(ctx->metrics, "ctime_none_ratio", ratio_json(rate[KIND_CTIME], rate[KIND_NONE]));
+		if (crosstalk) {
+			json_object_set_new(ctx->metrics, "crosstalk_alone_ratio",
+					    ratio_json(rate[KIND_CROSSTALK], rate[KIND_ALONE]));
+		} else {
+			json_object_set_new(ctx->metrics, "ctime_size_ratio",
+					    ratio_json(rate[KIND_CTIME], rate[KIND_SIZE]));
+			json_object_set_new(ctx->metrics, "ctime_none_ratio",
+					    ratio_json(rate[KIND_CTIME], rate[KIND_NONE]));
+		}
 		json_object_set_new(ctx->metrics, "journal", journal ? json_string(journal) : json_null());
 		json_object_set_new(ctx->metrics, "extra_journal_per_1000",
 				    json_is_number(jc) && json_is_number(js)
 					    ? json_real(json_number_value(jc) - json_number_value(js))
 					    : json_null());
 		json_object_set_new(ctx->metrics, "extra_counters_per_1000",
-				    extra_per_1000(json_object_get(per_kind[KIND_CTIME], "counters_per_1000"),
-						   json_object_get(per_kind[KIND_SIZE], "counters_per_1000")));
+				    extra_per_1000(json_object_get(per_kind[cost], "counters_per_1000"),
+						   json_object_get(per_kind[control], "counters_per_1000")));
 	}
 }
 
@@ -656,7 +762,8 @@ static int cost_run(struct mgb_ctx *ctx)
 		mgb_measure_begin(ctx);
 	for (unsigned cy = 0; cy < p->cycles && r == 0 && !mgb_stop_requested(); cy++)
 		for (enum kind k = 0; k < KIND_COUNT && r == 0; k++)
-			if (!strcmp(p->poll, "all") || !strcmp(p->poll, kind_names[k]))
+			if (p->crosstalk ? k >= KIND_ALONE
+					 : k < KIND_ALONE && (!strcmp(p->poll, "all") || !strcmp(p->poll, kind_names[k])))
 				r = run_phase(&c, k, phases, (int)cy, &warm_ns);
 	if (ctx->measured_begun)
 		mgb_measure_end(ctx);
@@ -664,6 +771,8 @@ static int cost_run(struct mgb_ctx *ctx)
 		ctx->be->ops->close(ctx->be, &c.f);
 	if (*c.workdir)
 		rmdir(c.workdir);
+	if (c.other_up)
+		mgb_target_down(&c.other);
 	free(c.buf);
 	if (r < 0) {
 		json_decref(phases);
@@ -676,7 +785,7 @@ static int cost_run(struct mgb_ctx *ctx)
 					  c.fio ? json_string(c.fio_version) : json_null()));
 	json_object_set_new(ctx->metrics, "file_size_bytes", json_integer((json_int_t)c.file_size));
 	json_object_set_new(ctx->metrics, "idle", idle);
-	put_summary(ctx, phases, journal);
+	put_summary(ctx, phases, journal, p->crosstalk);
 	json_object_set_new(ctx->metrics, "phases", phases);
 	return 0;
 }
