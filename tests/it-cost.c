@@ -11,6 +11,8 @@
  *   the writer time-slice one CPU, so queries bunch up and few writes follow one, and other
  *   processes' fine stamps lift the global floor, which changes the unqueried file's ctime (and
  *   costs handles) in the size and none phases too.
+ *   --crosstalk: nobody queries the measured file, yet while another process does write+statx on
+ *   a tmpfs, its ctime changes many times a tick (the global floor) and ext4 pays a handle each.
  */
 #include "config.h"
 #include "helpers.h"
@@ -53,6 +55,8 @@ int main(void)
 	char path2[600];
 	const char *const poll_args[] = { "run", "cost", "--load", "builtin", "--fs", "ext4,xfs,btrfs,tmpfs", "--poll-rate", "100000",
 					  "--cycles", "1", "--rounds", "100000", "-o", path2, NULL };
+	const char *const cross_args[] = { "run", "cost", "--load", "builtin", "--crosstalk", "--fs", "ext4", "--cycles",
+					   "1", "--rounds", "100000", "-q", "-o", path2, NULL };
 	struct t_host before;
 	struct t_output o;
 	json_t *doc, *cell;
@@ -113,6 +117,28 @@ int main(void)
 			T_CHECK(t_metric(cell, "ctime.journal_per_1000") > t_metric(cell, "size.journal_per_1000"),
 				"ext4: jbd2 handles per 1000 writes with a ctime poller (%g) above the size poller's (%g)",
 				t_metric(cell, "ctime.journal_per_1000"), t_metric(cell, "size.journal_per_1000"));
+	}
+	json_decref(doc);
+
+	snprintf(path2, sizeof(path2), "%s", t_result_path("crosstalk.json"));
+	t_mgbench(&o, cross_args);
+	T_CHECK(o.status == 0, "cost --crosstalk: exit %d: %s", o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(path2);
+	cell = doc ? t_cell(doc, "cost", "ext4") : NULL;
+	{
+		json_t *al = phase(cell, "alone"), *x = phase(cell, "crosstalk");
+		double xch = num(x, "inode", "ctime_changes_per_s"), ach = num(al, "inode", "ctime_changes_per_s");
+
+		T_CHECK(xch > 2 * ach && xch > 2500, "ext4: the unqueried file's ctime changes per second: %g with the "
+			"other process, %g alone", xch, ach);
+		T_CHECK(num(x, "inode", "queried_changes") <= 1 && num(al, "inode", "queried_changes") <= 1,
+			"ext4: nobody queried the measured file (%g, %g query-following writes)",
+			num(x, "inode", "queried_changes"), num(al, "inode", "queried_changes"));
+		T_CHECK(num(x, "counters", "jbd2_handles") >= num(x, "inode", "ctime_changes"),
+			"ext4 crosstalk: each ctime change took a handle (%g, %g)", num(x, "counters", "jbd2_handles"),
+			num(x, "inode", "ctime_changes"));
+		T_CHECK(t_metric(cell, "crosstalk_alone_ratio") > 0, "ext4: crosstalk/alone IOPS ratio recorded");
 	}
 	json_decref(doc);
 	t_host_check_clean(&before, "after cost");
