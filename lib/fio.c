@@ -326,6 +326,16 @@ int mgb_fio_run(const char *fio, const char *jobfile, const char *const env[], c
 		return mgb_err(err, "fio stopped: interrupted");
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		/* fio puts a job's own error (errno) in its JSON and exits 1: that says the most */
+		text = slurp(out, &len);
+		if (text && mgb_fio_parse(text, len, r, why) < 0 && strstr(why, "failed")) {
+			free(text);
+			unlink(out);
+			unlink(log);
+			return mgb_err(err, "%s: %s", jobfile, why);
+		}
+		mgb_fio_result_free(r);
+		free(text);
 		first_error_line(log, why, sizeof(why));
 		unlink(out);
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)

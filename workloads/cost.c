@@ -578,14 +578,20 @@ static int pick_load(struct cost_cell *c)
 	struct mgb_ctx *ctx = c->ctx;
 	bool sync_be = !strcmp(ctx->be->ops->name, "sync");
 
+	bool falloc_sync = !strcmp(c->p->mode, "fio-basic") && strcmp(c->p->sync, "none");
+
+	/* auto: fio where it can run the mode (the cell's load.name says which ran) */
 	if (!strcmp(c->p->load, "auto"))
-		c->fio = FIO_PATH[0] && sync_be;
+		c->fio = FIO_PATH[0] && sync_be && !falloc_sync;
 	else
 		c->fio = !strcmp(c->p->load, "fio");
 	if (!c->fio)
 		return 0;
 	if (!FIO_PATH[0])
 		return mgb_err(ctx->err, "--load fio: fio was not found when mgbench was configured (install it)");
+	if (falloc_sync)
+		return mgb_err(ctx->err, "--mode fio-basic --sync: fio's falloc engine cannot sync (EINVAL); "
+					 "use --load builtin");
 	if (!sync_be) {
 		ctx->unsupported = true;
 		return mgb_err(ctx->err, "--load fio writes through fio's engine: use --backend sync or --load builtin");
