@@ -637,6 +637,9 @@ static int lay_out(struct cost_cell *c)
 	}
 	if (r == 0)
 		r = be->ops->fsync(be, &c->f);
+	/* ramfs cannot fallocate: a fact about the filesystem, not a failure */
+	if (r == -EOPNOTSUPP)
+		c->ctx->unsupported = true;
 	return r < 0 ? mgb_err(c->ctx->err, "laying out cost.dat: %s", strerror(-r)) : 0;
 }
 
