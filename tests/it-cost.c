@@ -94,6 +94,11 @@ int main(void)
 		T_CHECK(!strcmp(json_string_value(json_object_get(cell, "status")), "ok") &&
 				t_metric(cell, "ctime_size_ratio") > 0 && t_metric(cell, "ctime_none_ratio") > 0,
 			"%s: a complete cell", json_string_value(json_object_get(cell, "fs")));
+		T_CHECK(num(phase(cell, "ctime"), "write_clat_ns", "p50") > 0 &&
+				num(phase(cell, "ctime"), "write_clat_ns", "p99") >= num(phase(cell, "ctime"), "write_clat_ns", "p50"),
+			"%s: the builtin load's write latencies (p50 %g, p99 %g ns)",
+			json_string_value(json_object_get(cell, "fs")), num(phase(cell, "ctime"), "write_clat_ns", "p50"),
+			num(phase(cell, "ctime"), "write_clat_ns", "p99"));
 	}
 	cell = doc ? t_cell(doc, "cost", "ext4") : NULL;
 	{

@@ -60,6 +60,8 @@ static void complete_fio_cell(json_t *cell, const char *fs, double rounds)
 		T_CHECK(num(clat, "p50") > 0 && num(clat, "p99") >= num(clat, "p50") && num(clat, "mean") > 0,
 			"%s phase %zu: clat p50 %g p99 %g ns", fs, i, num(clat, "p50"), num(clat, "p99"));
 		T_CHECK(num(ph, "window_ns") >= num(ph, "elapsed_ns"), "%s phase %zu: fio ran inside the window", fs, i);
+		T_CHECK(num(json_object_get(ph, "write_clat_ns"), "p99") == num(clat, "p99"),
+			"%s phase %zu: the phase's write_clat_ns is fio's", fs, i);
 	}
 	T_CHECK(t_metric(cell, "ctime_size_ratio") > 0 && t_metric(cell, "ctime_none_ratio") > 0, "%s: ratios", fs);
 }
