@@ -1,0 +1,228 @@
+/*
+ * Integration: fio as the cost workload's load, on real fio runs.
+ *   Every phase of every filesystem is a complete fio measurement read from fio's JSON (writes,
+ *   iops, clat percentiles), the job found without MGBENCH_FIO_DIR; the fio-basic (falloc) job
+ *   too.  What the cell records hangs together: on ext4 each ctime change of the file took a
+ *   jbd2 handle, and the ctime poller made more ctime changes than the size poller.
+ *   A job fio refuses and a missing job directory give a clear error and exit 1; SIGINT during a
+ *   fio phase stops fio and leaves no fio process or mount behind.
+ */
+#include "config.h"
+#include "helpers.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static double num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+static json_t *phase(json_t *cell, const char *kind)
+{
+	json_t *ph;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(cell, "metrics"), "phases"), i, ph)
+		if (!strcmp(json_string_value(json_object_get(ph, "kind")), kind))
+			return ph;
+	return NULL;
+}
+
+/* Every phase of the cell is a fio run of rounds writes with its numbers read. */
+static void complete_fio_cell(json_t *cell, const char *fs, double rounds)
+{
+	json_t *m = json_object_get(cell, "metrics"), *ph;
+	size_t i;
+
+	T_CHECK(cell && !strcmp(json_string_value(json_object_get(cell, "status")) ?: "", "ok"), "%s: cell ok: %s", fs,
+		json_string_value(json_object_get(cell, "error")) ?: "");
+	T_CHECK(!strcmp(json_string_value(json_object_get(json_object_get(m, "load"), "name")) ?: "", "fio") &&
+			!strncmp(json_string_value(json_object_get(json_object_get(m, "load"), "fio_version")) ?: "",
+				 "fio-", 4),
+		"%s: the load is fio, its version recorded", fs);
+	T_CHECK(json_array_size(json_object_get(m, "phases")) == 3, "%s: three phases", fs);
+	json_array_foreach(json_object_get(m, "phases"), i, ph) {
+		json_t *fio = json_object_get(ph, "fio"), *clat = json_object_get(fio, "write_clat_ns");
+
+		T_CHECK(num(ph, "writes") == rounds && num(fio, "write_ios") == rounds, "%s phase %zu: %g writes", fs, i,
+			num(ph, "writes"));
+		T_CHECK(num(fio, "write_iops") > 0 && num(ph, "writes_per_s") == num(fio, "write_iops"),
+			"%s phase %zu: fio's iops %g is the phase's rate", fs, i, num(fio, "write_iops"));
+		T_CHECK(num(clat, "p50") > 0 && num(clat, "p99") >= num(clat, "p50") && num(clat, "mean") > 0,
+			"%s phase %zu: clat p50 %g p99 %g ns", fs, i, num(clat, "p50"), num(clat, "p99"));
+		T_CHECK(num(ph, "window_ns") >= num(ph, "elapsed_ns"), "%s phase %zu: fio ran inside the window", fs, i);
+		T_CHECK(num(json_object_get(ph, "write_clat_ns"), "p99") == num(clat, "p99"),
+			"%s phase %zu: the phase's write_clat_ns is fio's", fs, i);
+	}
+	T_CHECK(t_metric(cell, "ctime_size_ratio") > 0 && t_metric(cell, "ctime_none_ratio") > 0, "%s: ratios", fs);
+}
+
+static void setenv_child(void *dir)
+{
+	setenv("MGBENCH_FIO_DIR", dir, 1);
+}
+
+static unsigned fio_processes(const char *mark)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	unsigned n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], cmd[4096] = { 0 };
+		FILE *f;
+		size_t len;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		len = fread(cmd, 1, sizeof(cmd) - 1, f);
+		fclose(f);
+		for (size_t i = 0; i + 1 < len; i++)
+			cmd[i] = cmd[i] ? cmd[i] : ' ';
+		n += strstr(cmd, "--output-format=json") && strstr(cmd, mark);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void interrupt_stops_fio(void)
+{
+	const char *path = t_result_path("fio-int.json"), *bin = getenv("MGBENCH") ?: "./mgbench";
+	const char *tmp = getenv("TMPDIR") ?: "/tmp";
+	struct t_host before;
+	int status, waited = 0;
+	pid_t pid;
+
+	t_host_snapshot(&before);
+	pid = fork();
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execl(bin, bin, "run", "cost", "--load", "fio", "--fs", "ext4", "--rounds", "100000000", "--poll", "ctime",
+		      "-q", "-o", path, (char *)NULL);
+		_exit(127);
+	}
+	while (fio_processes(tmp) == 0 && waited++ < 500)
+		usleep(20 * 1000);
+	T_CHECK(fio_processes(tmp) > 0, "fio started");
+	usleep(300 * 1000);
+	kill(pid, SIGINT);
+	waitpid(pid, &status, 0);
+	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 130, "SIGINT during fio: exit %d",
+		WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+	T_CHECK(fio_processes(tmp) == 0, "no fio left after SIGINT");
+	t_host_check_clean(&before, "after SIGINT during fio");
+}
+
+int main(void)
+{
+	char path[600], basic[600], bad[600];
+	const char *const fs4[] = { "ext4", "xfs", "btrfs", "tmpfs" };
+	const char *const args[] = { "run", "cost", "--load", "fio", "--fs", "ext4,xfs,btrfs,tmpfs", "--poll-rate", "20000",
+				     "--cycles", "1", "--rounds", "50000", "-q", "-o", path, NULL };
+	const char *const basic_args[] = { "run", "cost", "--load", "fio", "--mode", "fio-basic", "--fs", "xfs,ext4",
+					   "--poll-rate", "20000", "--cycles", "1", "--rounds", "50000", "-q", "-o",
+					   basic, NULL };
+	const char *const bad_args[] = { "run", "cost", "--load", "fio", "--fs", "tmpfs", "--cycles", "1", "-q", "-o",
+					 bad, NULL };
+	char baddir[600], emptydir[600], job[700];
+	struct t_host before;
+	struct t_output o;
+	json_t *doc, *cell;
+	FILE *f;
+
+	t_require_root();
+	snprintf(path, sizeof(path), "%s", t_result_path("fio.json"));
+	snprintf(basic, sizeof(basic), "%s", t_result_path("fio-basic.json"));
+	snprintf(bad, sizeof(bad), "%s", t_result_path("bad.json"));
+	if (!*FIO_PATH) {
+		fprintf(stderr, "fio was not found at configure time\n");
+		return 77;
+	}
+	unsetenv("MGBENCH_FIO_DIR");
+	t_host_snapshot(&before);
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "cost --load fio: exit %d: %s", o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(path);
+	for (size_t i = 0; i < 4; i++)
+		complete_fio_cell(doc ? t_cell(doc, "cost", fs4[i]) : NULL, fs4[i], 50000);
+	cell = doc ? t_cell(doc, "cost", "ext4") : NULL;
+	{
+		json_t *c = phase(cell, "ctime"), *s = phase(cell, "size");
+		double cch = num(json_object_get(c, "inode"), "ctime_changes");
+		double cq = num(json_object_get(c, "inode"), "queried_changes");
+		double sq = num(json_object_get(s, "inode"), "queried_changes");
+
+		/* Other processes' fine stamps lift the floor and change an unqueried file's ctime too:
+		 * the writes that followed a query are what the ctime poller adds. */
+		T_CHECK(cq > sq, "ext4: more query-following writes with the ctime poller (%g) than the size poller (%g)",
+			cq, sq);
+		T_CHECK(sq <= num(json_object_get(s, "inode"), "ctime_queries"),
+			"ext4: size poller: each query-following write follows one of fio's own queries (%g, %g)", sq,
+			num(json_object_get(s, "inode"), "ctime_queries"));
+		T_CHECK(num(json_object_get(c, "counters"), "jbd2_handles") >= cch,
+			"ext4: every ctime change took a jbd2 handle (%g handles, %g changes)",
+			num(json_object_get(c, "counters"), "jbd2_handles"), cch);
+	}
+	json_decref(doc);
+
+	t_mgbench(&o, basic_args);
+	T_CHECK(o.status == 0, "cost --mode fio-basic: exit %d: %s", o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(basic);
+	complete_fio_cell(doc ? t_cell(doc, "cost", "xfs") : NULL, "xfs fio-basic", 50000);
+	complete_fio_cell(doc ? t_cell(doc, "cost", "ext4") : NULL, "ext4 fio-basic", 50000);
+	cell = doc ? t_cell(doc, "cost", "xfs") : NULL;
+	T_CHECK(strstr(json_string_value(json_object_get(json_object_get(json_object_get(cell, "metrics"), "load"), "job")) ?: "",
+		       "fio-basic.fio") != NULL,
+		"xfs: the fio-basic job file recorded");
+	T_CHECK(num(json_object_get(phase(cell, "ctime"), "inode"), "queried_changes") >
+			num(json_object_get(phase(cell, "size"), "inode"), "queried_changes"),
+		"xfs fio-basic: more fallocates follow a query with a ctime poller than with a size poller");
+	json_decref(doc);
+
+	/* A job fio refuses: fio's own complaint, exit 1 */
+	/* beside the results: mgbench mounts its own tmpfs over $TMPDIR */
+	snprintf(baddir, sizeof(baddir), "%s", t_result_path("badjobs"));
+	mkdir(baddir, 0755);
+	snprintf(job, sizeof(job), "%s/overwrite.fio", baddir);
+	f = fopen(job, "w");
+	T_CHECK(f != NULL, "write %s", job);
+	if (f) {
+		fputs("[cost]\nioengine=nosuchengine\nfilename=${MGB_FILE}\nsize=${MGB_FILE_SIZE}\nrw=write\n", f);
+		fclose(f);
+	}
+	t_mgbench_with(&o, bad_args, setenv_child, baddir);
+	T_CHECK(o.status == 1 && strstr(o.err, "fio") && strstr(o.err, "nosuchengine"),
+		"a job fio refuses: exit %d, says: %s", o.status, o.err);
+	t_output_free(&o);
+	unlink(job);
+	rmdir(baddir);
+	/* No job file where MGBENCH_FIO_DIR says */
+	snprintf(emptydir, sizeof(emptydir), "%s", t_result_path("nojobs"));
+	mkdir(emptydir, 0755);
+	t_mgbench_with(&o, bad_args, setenv_child, emptydir);
+	T_CHECK(o.status == 1 && strstr(o.err, "overwrite.fio") && strstr(o.err, "MGBENCH_FIO_DIR"),
+		"no job file: exit %d, says: %s", o.status, o.err);
+	t_output_free(&o);
+	rmdir(emptydir);
+	t_host_check_clean(&before, "after the fio runs");
+
+	interrupt_stops_fio();
+	return t_result();
+}
