@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run a workload on scratch filesystems and record the results" },
 	{ "list", cmd_list, "list workloads, their options, filesystems and backends" },
 	{ "vm", cmd_vm, "run a command inside another kernel under qemu" },
+	{ "kernel", cmd_kernel, "build a guest kernel from a source and patches" },
 	{ "info", cmd_info, "what this kernel does with timestamps, per filesystem" },
 	{ "compare", cmd_compare, "result documents side by side, with significance" },
 	{ "report", cmd_report, "print a document's tables again (median over several)" },

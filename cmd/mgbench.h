@@ -22,6 +22,7 @@ int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);

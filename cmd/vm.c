@@ -39,7 +39,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: mgbench vm --kernel K [options] -- run WORKLOAD [run options]\n\n"
 		"Run an mgbench command inside kernel K under qemu (TCG).\n\n"
-		"  --kernel K      a bzImage/vmlinux path, or debian:6.1, debian:6.12,\n"
+		"  --kernel K      a bzImage/vmlinux path, a `mgbench kernel build`\n"
+		"                  directory, or debian:6.1, debian:6.12,\n"
 		"                  debian:unstable (downloaded into the cache)\n"
 		"  --modules DIR   modules tree of a kernel path (INSTALL_MOD_PATH)\n"
 		"  --accel A       tcg (default) or kvm (probed, falls back to tcg)\n"
@@ -234,7 +235,12 @@ int cmd_vm(int argc, char **argv)
 			mgb_err(err, "the guest sent no readable result document");
 			goto fail;
 		}
-		if (!strcmp(k.kind, "path"))
+		if (!strcmp(k.kind, "build")) {
+			json_t *m = json_loads(k.manifest, 0, &je);
+
+			src = json_pack("{s:s, s:s, s:s?, s:o?}", "kind", "build", "path", k.image, "version",
+					k.release, "manifest", m);
+		} else if (!strcmp(k.kind, "path"))
 			src = json_pack("{s:s, s:s, s:s?}", "kind", "path", "path", k.image, "version",
 					k.release);
 		else

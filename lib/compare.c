@@ -36,13 +36,18 @@ static const char *doc_multigrain(json_t *doc)
 char *mgb_doc_describe(json_t *doc)
 {
 	json_t *vm = json_object_get(doc, "vm");
-	json_t *patches = json_object_get(json_object_get(json_object_get(vm, "kernel_source"), "manifest"), "patches");
+	json_t *manifest = json_object_get(json_object_get(vm, "kernel_source"), "manifest");
+	json_t *patches = json_object_get(manifest, "patches");
 	const char *release = json_string_value(json_object_get(json_object_get(doc, "kernel"), "release"));
 	const char *mg = doc_multigrain(doc), *accel = json_string_value(json_object_get(vm, "accel"));
 	char *s, extra[64] = "";
 
+	/* a `mgbench kernel build`: its source version and how many patches went on it */
+	if (json_string_value(json_object_get(manifest, "version")))
+		release = json_string_value(json_object_get(manifest, "version"));
 	if (json_array_size(patches))
-		snprintf(extra, sizeof(extra), " + %zu patches", json_array_size(patches));
+		snprintf(extra, sizeof(extra), " + %zu patch%s", json_array_size(patches),
+			 json_array_size(patches) == 1 ? "" : "es");
 	if (asprintf(&s, "%s%s%s%s%s%s%s", release ? release : "unknown kernel", extra, mg ? ", " : "", mg ? mg : "",
 		     vm ? ", qemu " : "", vm ? (accel ? accel : "?") : "", "") < 0)
 		abort();

@@ -52,16 +52,18 @@ struct mgb_vm_kernel {
 	char *image;     /* bzImage or vmlinux to boot */
 	char *modroot;   /* holds lib/modules/<release>/ (INSTALL_MOD_PATH), or NULL */
 	char *release;   /* uname -r of the image, when known */
-	const char *kind; /* "path" or "debian" */
+	const char *kind; /* "path", "build" (a `mgbench kernel build` directory) or "debian" */
 	char *package;   /* Debian: the image package */
 	char *version;   /* Debian: its version */
+	char *manifest;  /* "build": the build directory's manifest.json (JSON text) */
 };
 
-/* Resolve --kernel spec (a path, or debian:6.1 / debian:6.12 / debian:unstable) and --modules
+/* Resolve --kernel spec (a path, a `mgbench kernel build` directory, or debian:6.1 / debian:6.12 / debian:unstable) and --modules
  * (NULL if not given), fetching and unpacking Debian packages into the cache when needed. */
 int mgb_vm_kernel_get(const char *spec, const char *modules, bool quiet, struct mgb_vm_kernel *k, char *err);
 void mgb_vm_kernel_free(struct mgb_vm_kernel *k);
-/* 0 if path is a bzImage or an x86-64 ELF vmlinux; -1 with err naming what it is not. */
+/* 0 if path is a bzImage, an x86-64 ELF vmlinux or a build directory holding one; -1 with err
+ * naming what it is not. */
 int mgb_vm_kernel_check(const char *path, char *err);
 
 /* ---- modules (lib/vm/modules.c) ---- */
@@ -103,5 +105,26 @@ char *mgb_vm_qemu_version(char *err);
  * timeout, no document).  A guest mgbench failure returns 0 with guest_status set. */
 int mgb_vm_boot(struct mgb_vm_boot *b, char *err);
 void mgb_vm_boot_free(struct mgb_vm_boot *b);
+
+/* ---- kernel build (lib/vm/kbuild*.c, used by cmd/kernel.c) ---- */
+
+struct mgb_kbuild {
+	const char *source;          /* a kernel tree, or debian:6.1 / debian:6.12 */
+	const char *const *patches;  /* files or directories of patches, in order; NULL-terminated */
+	const char *config;          /* the user's fragment, or NULL */
+	const char *output;          /* -o DIR, or NULL: the cache entry is the build directory */
+	unsigned jobs;
+	bool quiet;
+	/* results */
+	char *dir;                   /* the build directory */
+	char *release;               /* the built kernel's release (uname -r) */
+	bool cached;                 /* served from the cache */
+	double build_s;              /* wall time of the build (this one, or the cached one's) */
+};
+
+/* Build (or find in the cache) the kernel b describes; -1 with a one-line err (a failing
+ * patch, an option that did not stick, a compile error: its log's tail went to stderr). */
+int mgb_kbuild_run(struct mgb_kbuild *b, char *err);
+void mgb_kbuild_free(struct mgb_kbuild *b);
 
 #endif

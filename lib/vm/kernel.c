@@ -11,6 +11,7 @@
 #include "target.h"
 
 #include <dirent.h>
+#include <jansson.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,11 +20,35 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A `mgbench kernel build` directory: its vmlinux (PVH boot) and manifest. */
+static bool is_build_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+static int build_dir_check(const char *dir, char *err)
+{
+	char p[4096];
+
+	snprintf(p, sizeof(p), "%s/manifest.json", dir);
+	if (access(p, R_OK))
+		return mgb_err(err, "%s is not a kernel build directory (no manifest.json; see mgbench kernel build)",
+			       dir);
+	snprintf(p, sizeof(p), "%s/vmlinux", dir);
+	return mgb_vm_kernel_check(p, err);
+}
+
 int mgb_vm_kernel_check(const char *path, char *err)
 {
 	unsigned char h[0x210];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 	ssize_t n;
+
+	if (is_build_dir(path))
+		return build_dir_check(path, err);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return mgb_err(err, "cannot open kernel %s: %s", path, strerror(errno));
@@ -43,6 +68,7 @@ void mgb_vm_kernel_free(struct mgb_vm_kernel *k)
 	free(k->release);
 	free(k->package);
 	free(k->version);
+	free(k->manifest);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -91,10 +117,48 @@ static int ensure_depmod(const char *root, const char *rel, char *err)
 	return st ? -1 : 0;
 }
 
+/* A build directory boots its vmlinux; the manifest names source, version and patches. */
+static int from_build(const char *dir, struct mgb_vm_kernel *k, char *err)
+{
+	char *real = realpath(dir, NULL), *p = NULL;
+	json_error_t je;
+	json_t *m = NULL;
+	int rc = -1;
+
+	k->kind = "build";
+	if (!real)
+		return mgb_err(err, "%s: %s", dir, strerror(errno));
+	if (asprintf(&p, "%s/manifest.json", real) < 0 || !(m = json_load_file(p, 0, &je))) {
+		mgb_err(err, "%s: %s", p ? p : dir, p ? je.text : "out of memory");
+		goto out;
+	}
+	free(p);
+	if (asprintf(&k->image, "%s/vmlinux", real) < 0 || !(k->manifest = json_dumps(m, JSON_COMPACT))) {
+		k->image = NULL;
+		mgb_err(err, "out of memory");
+		p = NULL;
+		goto out;
+	}
+	p = NULL;
+	if (json_string_value(json_object_get(m, "release")))
+		k->release = strdup(json_string_value(json_object_get(m, "release")));
+	rc = 0;
+out:
+	json_decref(m);
+	free(p);
+	free(real);
+	return rc;
+}
+
 static int from_path(const char *spec, const char *modules, struct mgb_vm_kernel *k, char *err)
 {
 	if (mgb_vm_kernel_check(spec, err))
 		return -1;
+	if (is_build_dir(spec)) {
+		if (modules)
+			return mgb_err(err, "--modules does not go with a build directory (its kernel has no modules)");
+		return from_build(spec, k, err);
+	}
 	k->kind = "path";
 	k->image = realpath(spec, NULL);
 	if (!k->image)

@@ -1,0 +1,113 @@
+/*
+ * Running the kernel's make with its output in a log: quiet, or on a terminal one progress line
+ * with the elapsed time and the target make is on ("CC fs/inode.o").
+ */
+#include "config.h"
+#include "kbuild.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The last complete kbuild progress line in buf ("  CC      fs/inode.o") as "CC fs/inode.o". */
+static void last_target(const char *buf, size_t len, char *target, size_t tlen)
+{
+	const char *end = buf + len, *l = buf;
+
+	while (l < end) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		char what[24], obj[160];
+
+		if (!nl)
+			break;
+		if (nl - l < 200) {
+			char line[200];
+
+			memcpy(line, l, (size_t)(nl - l));
+			line[nl - l] = '\0';
+			if (line[0] == ' ' && line[1] == ' ' && sscanf(line, " %23s %159s", what, obj) == 2)
+				snprintf(target, tlen, "%.8s %.*s", what, (int)(tlen > 10 ? tlen - 10 : 0), obj);
+		}
+		l = nl + 1;
+	}
+}
+
+int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, bool progress,
+		      const char *label, char *err)
+{
+	int pfd[2], status;
+	pid_t pid;
+	int64_t start = mgb_clock_ns(CLOCK_MONOTONIC), last = 0;
+	char buf[8192], target[64] = "";
+	bool shown = false;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return mgb_err(err, "pipe: %s", strerror(errno));
+	if ((pid = fork()) < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return mgb_err(err, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		/* make passes SIGTERM on to the compilers it runs */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		/* an outer make's jobserver and overrides (make check runs us), and settings that would
+		 * change what the kernel's make builds, stay out */
+		static const char *const drop[] = { "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
+						    "GNUMAKEFLAGS", "CROSS_COMPILE", "LLVM", "KBUILD_OUTPUT",
+						    "KCONFIG_CONFIG", "KCFLAGS", "KCPPFLAGS", "CC", "LD" };
+		for (size_t i = 0; i < MGB_ARRAY_SIZE(drop); i++)
+			unsetenv(drop[i]);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		if (cwd && chdir(cwd))
+			_exit(126);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		ssize_t n = read(pfd[0], buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (write(logfd, buf, (size_t)n) != n) {
+			/* a full disk shows up in the build's own failure */
+		}
+		if (!progress)
+			continue;
+		last_target(buf, (size_t)n, target, sizeof(target));
+		int64_t now = mgb_clock_ns(CLOCK_MONOTONIC);
+
+		if (now - last > 250000000) {
+			long s = (long)((now - start) / MGB_NSEC_PER_SEC);
+
+			fprintf(stderr, "\r\033[K%s %ld:%02ld %.50s", label, s / 60, s % 60, target);
+			last = now;
+			shown = true;
+		}
+	}
+	close(pfd[0]);
+	if (shown)
+		fprintf(stderr, "\r\033[K");
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return mgb_err(err, "waitpid: %s", strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return mgb_err(err, "cannot run %s", argv[0]);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

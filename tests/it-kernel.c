@@ -1,0 +1,265 @@
+/*
+ * Integration: mgbench kernel build makes a real kernel (Debian's linux-source-6.1, tinyconfig
+ * plus mgbench's fragment) with a patch this test writes: it sets EXTRAVERSION, so the release
+ * the guest reports proves the patch went in.  The build is kept in mgbench's cache, so CI's
+ * second (sanitizer) pass and every later run reuse it.  Then mgbench vm boots it and runs write
+ * and ordering on ext4 and tmpfs: coarse stamps (about one distinct ctime per tick), no
+ * inversion.  Bad input fails early: a patch that does not apply, naming it and its hunk,
+ * before anything compiles; a directory that is not a kernel tree.
+ */
+#include "config.h"
+#include "helpers.h"
+#include "result.h"
+#include "target.h"
+#include "vm/kbuild.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static const char *tmp_path(const char *name)
+{
+	static char p[8][512];
+	static int n;
+	char *s = p[n++ % 8];
+
+	snprintf(s, 512, "%s/it-kernel-%d-%s", getenv("TMPDIR") ?: "/tmp", (int)getpid(), name);
+	return s;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		fprintf(stderr, "cannot write %s\n", path);
+}
+
+/* A hunk without context: it applies to any 6.1.y Makefile (SUBLEVEL changes, line 5 does not). */
+static const char extraversion_patch[] =
+	"mgbench it-kernel: name the build, so the guest's uname -r shows the patch went in\n"
+	"\n"
+	"--- a/Makefile\n"
+	"+++ b/Makefile\n"
+	"@@ -5 +5 @@\n"
+	"-EXTRAVERSION =\n"
+	"+EXTRAVERSION = -mgbtest\n";
+
+/* Context that no 6.1 Makefile has. */
+static const char bad_patch[] =
+	"--- a/Makefile\n"
+	"+++ b/Makefile\n"
+	"@@ -1,3 +1,3 @@\n"
+	" # SPDX-License-Identifier: GPL-2.0\n"
+	"-VERSION = 99\n"
+	"+VERSION = 100\n"
+	" PATCHLEVEL = 1\n";
+
+static void not_a_tree(void)
+{
+	const char *dir = tmp_path("notakernel");
+	char file[600];
+	struct t_output o;
+
+	mkdir(dir, 0755);
+	snprintf(file, sizeof(file), "%s/Makefile", dir);
+	write_file(file, "all:\n\ttrue\n");
+	const char *args[] = { "kernel", "build", "--source", dir, NULL };
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 1, "a non-kernel --source exits 1, got %d", o.status);
+	T_CHECK(strstr(o.err, "is not a Linux kernel tree") != NULL, "says why: %s", o.err);
+	T_CHECK(strchr(o.err, '\n') == o.err + strlen(o.err) - 1, "one line: %s", o.err);
+	t_output_free(&o);
+	unlink(file);
+	rmdir(dir);
+}
+
+static void bad_patch_fails_early(void)
+{
+	const char *dir = tmp_path("badpatches");
+	char p1[600], p2[600];
+	struct t_output o;
+
+	mkdir(dir, 0755);
+	snprintf(p1, sizeof(p1), "%s/0001-extraversion.patch", dir);
+	snprintf(p2, sizeof(p2), "%s/0002-does-not-apply.patch", dir);
+	write_file(p1, extraversion_patch);
+	write_file(p2, bad_patch);
+	const char *args[] = { "kernel", "build", "-q", "--source", "debian:6.1", "--patches", dir, NULL };
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 1, "a failing patch exits 1, got %d (%s)", o.status, o.err);
+	T_CHECK(strstr(o.err, "patch 0002-does-not-apply.patch does not apply") != NULL, "names the patch: %s",
+		o.err);
+	T_CHECK(strstr(o.err, "hunk #1 of Makefile FAILED") != NULL, "names the hunk: %s", o.err);
+	T_CHECK(!strstr(o.err, "compile"), "stops before compiling: %s", o.err);
+	fprintf(stderr, "bad patch: %s", o.err);
+	t_output_free(&o);
+	unlink(p1);
+	unlink(p2);
+	rmdir(dir);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = NULL;
+	size_t cap = 0;
+
+	if (f && getdelim(&s, &cap, '\0', f) < 0) {
+		free(s);
+		s = NULL;
+	}
+	if (f)
+		fclose(f);
+	return s;
+}
+
+/* The build: outputs, manifest, config; returns the release. */
+static char *check_build(const char *out, const char *patch)
+{
+	char p[700], sha[65], err[256];
+	const char *files[] = { "bzImage", "vmlinux", ".config", "build.log", "manifest.json" };
+	json_t *m;
+	char *config, *release = NULL;
+
+	for (unsigned i = 0; i < 5; i++) {
+		snprintf(p, sizeof(p), "%s/%s", out, files[i]);
+		T_CHECK(access(p, R_OK) == 0, "the build directory has %s", files[i]);
+	}
+	snprintf(p, sizeof(p), "%s/manifest.json", out);
+	m = t_load(p);
+	T_CHECK(m != NULL, "manifest.json loads");
+	if (!m)
+		return NULL;
+	const char *version = json_string_value(json_object_get(m, "version")) ?: "";
+	const char *rel = json_string_value(json_object_get(m, "release")) ?: "";
+	json_t *patches = json_object_get(m, "patches");
+
+	T_CHECK(!strcmp(json_string_value(json_object_get(m, "source")) ?: "", "debian:6.1"), "source debian:6.1");
+	T_CHECK(!strncmp(version, "6.1.", 4), "version 6.1.y: %s", version);
+	T_CHECK(strlen(rel) > 8 && !strcmp(rel + strlen(rel) - 8, "-mgbtest"), "release carries the patch: %s", rel);
+	T_CHECK(json_array_size(patches) == 1, "one patch in the manifest");
+	T_CHECK(!strcmp(json_string_value(mgb_json_path(json_array_get(patches, 0), "name")) ?: "",
+			"extraversion.patch"), "the patch's name");
+	T_CHECK(mgb_sha256_file(patch, sha, err) == 0 &&
+			!strcmp(json_string_value(mgb_json_path(json_array_get(patches, 0), "sha256")) ?: "", sha),
+		"the patch's sha256");
+	snprintf(p, sizeof(p), "%s/.config", out);
+	T_CHECK(mgb_sha256_file(p, sha, err) == 0 &&
+			!strcmp(json_string_value(json_object_get(m, "config_sha256")) ?: "", sha),
+		"config_sha256 is the .config's");
+	config = slurp(p);
+	T_CHECK(config && strstr(config, "\nCONFIG_EXT4_FS=y\n") && strstr(config, "\nCONFIG_XFS_FS=y\n") &&
+			strstr(config, "\nCONFIG_BTRFS_FS=y\n") && strstr(config, "\nCONFIG_PVH=y\n") &&
+			strstr(config, "\nCONFIG_IO_URING=y\n") && strstr(config, "\n# CONFIG_MODULES is not set\n"),
+		"the fragment's options are in the config");
+	free(config);
+	release = strdup(rel);
+	json_decref(m);
+	return release;
+}
+
+static void boot(const char *kdir, const char *release)
+{
+	const char *path = t_result_path("guest.json");
+	const char *args[] = { "vm", "--quiet", "--kernel", kdir, "--", "run", "write,ordering", "--fs",
+			       "ext4,tmpfs", "--rounds", "2000", "-o", path, NULL };
+	static const char *const fs[] = { "ext4", "tmpfs" };
+	struct t_output o;
+	json_t *doc;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "vm --kernel %s: exit %d: %s", kdir, o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(path);
+	T_CHECK(doc != NULL, "a guest document");
+	if (!doc)
+		return;
+	T_CHECK(!strcmp(json_string_value(mgb_json_path(doc, "kernel.release")) ?: "", release),
+		"the guest ran the build: release %s, want %s",
+		json_string_value(mgb_json_path(doc, "kernel.release")) ?: "?", release);
+	T_CHECK(!strcmp(json_string_value(mgb_json_path(doc, "vm.kernel_source.kind")) ?: "", "build"),
+		"kernel_source.kind build");
+	T_CHECK(!strcmp(json_string_value(json_object_get(json_array_get(mgb_json_path(doc,
+					"vm.kernel_source.manifest.patches"), 0), "name")) ?: "",
+			"extraversion.patch"),
+		"the document carries the manifest");
+	for (unsigned i = 0; i < 2; i++) {
+		json_t *w = t_cell(doc, "write", fs[i]), *ord = t_cell(doc, "ordering", fs[i]);
+		double per_tick = t_metric(w, "ctime.distinct_per_tick"), ratio = t_metric(w, "ctime.distinct_ratio");
+		double inv = t_metric(ord, "inversions");
+
+		T_CHECK(w && ord, "write and ordering cells on %s", fs[i]);
+		T_CHECK(per_tick > 0.5 && per_tick < 2.0 && ratio < 0.1,
+			"%s: distinct per tick %g (ratio %g), want about 1 (coarse)", fs[i], per_tick, ratio);
+		T_CHECK(t_metric(w, "ctime.backwards") == 0, "%s: backwards 0", fs[i]);
+		T_CHECK(inv == 0, "%s: ordering inversions %g, want 0", fs[i], inv);
+		fprintf(stderr, "guest %s: distinct_per_tick %.3f ratio %.4f inversions %g\n", fs[i], per_tick,
+			ratio, inv);
+	}
+	/* compare names the column by the build */
+	const char *cargs[] = { "compare", path, path, NULL };
+	t_mgbench(&o, cargs);
+	T_CHECK(o.status == 0 && strstr(o.out, "+ 1 patch") != NULL, "compare labels the build: %s%s", o.out,
+		o.err);
+	t_output_free(&o);
+	json_decref(doc);
+}
+
+int main(void)
+{
+	const char *dir = tmp_path("patches"), *out = tmp_path("kdir"), *out2 = tmp_path("kdir2");
+	char patch[600];
+	struct t_output o;
+	double t0, t_cached;
+	char *release = NULL;
+
+	t_require_root();
+	not_a_tree();
+	bad_patch_fails_early();
+
+	mkdir(dir, 0755);
+	snprintf(patch, sizeof(patch), "%s/extraversion.patch", dir);
+	write_file(patch, extraversion_patch);
+	{
+		const char *args[] = { "kernel", "build", "--source", "debian:6.1", "--patches", patch, "-o", out, NULL };
+
+		t0 = now_s();
+		t_mgbench(&o, args);
+		T_CHECK(o.status == 0, "kernel build exits 0, got %d: %s", o.status, o.err);
+		fprintf(stderr, "build: %.1f s: %s", now_s() - t0, o.err);
+		t_output_free(&o);
+	}
+	release = check_build(out, patch);
+	{
+		const char *args[] = { "kernel", "build", "--source", "debian:6.1", "--patches", patch, "-o", out2, NULL };
+
+		t0 = now_s();
+		t_mgbench(&o, args);
+		t_cached = now_s() - t0;
+		T_CHECK(o.status == 0, "the repeat exits 0, got %d: %s", o.status, o.err);
+		T_CHECK(strstr(o.err, "from the cache") != NULL, "the repeat is served from the cache: %s", o.err);
+		T_CHECK(t_cached < 1.0, "the repeat returns in under a second: %.2f s", t_cached);
+		fprintf(stderr, "cached build: %.2f s\n", t_cached);
+		t_output_free(&o);
+	}
+	if (release)
+		boot(out, release);
+	free(release);
+	mgb_remove_tree(out);
+	mgb_remove_tree(out2);
+	unlink(patch);
+	rmdir(dir);
+	return t_result();
+}
