@@ -11,7 +11,12 @@
 #include "util.h"
 #include "vm.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +121,39 @@ static const char **module_targets(const char *list, char **copy)
 	return v;
 }
 
+/* Is path inside dir (the session's temp dir, which its tmpfs covers)? */
+static bool hidden_by(const char *path, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+
+	return n && !strncmp(path, dir, n) && path[n] == '/';
+}
+
+/* A copy of the open file fd in dir (malloc'd path), or NULL with err set. */
+static char *copy_fd_into(int fd, const char *dir, char *err)
+{
+	char *p = NULL;
+	struct stat st;
+	int out = -1;
+	off_t off = 0;
+
+	if (fstat(fd, &st) || asprintf(&p, "%s/kernel", dir) < 0 ||
+	    (out = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		goto fail;
+	while (off < st.st_size)
+		if (sendfile(out, fd, &off, (size_t)(st.st_size - off)) <= 0)
+			goto fail;
+	if (close(out))
+		goto fail;
+	return p;
+fail:
+	mgb_err(err, "cannot copy the kernel into %s: %s", dir, strerror(errno));
+	if (out >= 0)
+		close(out);
+	free(p);
+	return NULL;
+}
+
 static char *default_output(void)
 {
 	char name[64];
@@ -137,9 +175,9 @@ int cmd_vm(int argc, char **argv)
 	struct mgb_output out;
 	struct mgb_session session;
 	char err[MGB_ERR_LEN] = "", **gargv = NULL, **mods = NULL, *fscopy = NULL, *qver = NULL;
-	char *initrd = NULL, *outname = NULL;
+	char *initrd = NULL, *outname = NULL, *kcopy = NULL;
 	const char **targets = NULL;
-	int c, rc = MGB_EXIT_FAIL;
+	int c, rc = MGB_EXIT_FAIL, kfd = -1;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
@@ -197,17 +235,26 @@ int cmd_vm(int argc, char **argv)
 	targets = module_targets(fs, &fscopy);
 	if (!targets || mgb_vm_modules(&k, targets, &mods, err))
 		goto fail;
+	/* a kernel under $TMPDIR is about to be hidden by the session's private tmpfs: hold it open */
+	if ((kfd = open(k.image, O_RDONLY | O_CLOEXEC)) < 0) {
+		mgb_err(err, "cannot open %s: %s", k.image, strerror(errno));
+		goto fail;
+	}
 	/* the initramfs lives in the session's private temp dir, gone however we exit */
 	if (mgb_session_begin(&session, true, err) < 0)
 		goto fail_session;
 	session_up = true;
+	if (hidden_by(k.image, session.tmpdir)) {
+		if (!(kcopy = copy_fd_into(kfd, session.tmpdir, err)))
+			goto fail;
+	}
 	{
 		struct mgb_vm_guest g = { (const char *const *)gargv, mods, test_init_exit };
 
 		if (!(initrd = mgb_vm_initramfs(session.tmpdir, &g, err)))
 			goto fail;
 	}
-	b.image = k.image;
+	b.image = kcopy ? kcopy : k.image;
 	b.initrd = initrd;
 	b.accel = accel;
 	b.cpus = cpus;
@@ -272,6 +319,8 @@ out:
 		mgb_output_abort(&out);
 	if (session_up)
 		mgb_session_end(&session);
+	if (kfd >= 0)
+		close(kfd);
 	mgb_vm_boot_free(&b);
 	mgb_vm_kernel_free(&k);
 	mgb_strv_free(mods);
@@ -281,5 +330,6 @@ out:
 	free(qver);
 	free(initrd);
 	free(outname);
+	free(kcopy);
 	return rc;
 }

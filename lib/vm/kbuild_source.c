@@ -111,6 +111,41 @@ static int from_dir(const char *dir, struct mgb_kb_source *s, char *err)
 	return s->label && s->id ? 0 : mgb_err(err, "out of memory");
 }
 
+/*
+ * apt's candidate version of pkg.  apt-cache reads every package list (half a second): the
+ * answer is kept in the cache beside the change time of apt's lists directory, which moves with
+ * every apt-get update, so a cached build is found without asking apt again.
+ */
+static char *candidate(const struct mgb_apt *apt, const char *cache, const char *pkg, char *err)
+{
+	char memo[PATH_MAX], stamp[64] = "", line[256];
+	struct stat st;
+	FILE *f;
+	char *v;
+
+	if (!stat("/var/lib/apt/lists", &st))
+		snprintf(stamp, sizeof(stamp), "%lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	snprintf(memo, sizeof(memo), "%s/src/%s.candidate", cache, pkg);
+	if (*stamp && (f = fopen(memo, "r"))) {
+		char s1[64], s2[200];
+
+		v = NULL;
+		if (fgets(line, sizeof(line), f) && sscanf(line, "%63s %199s", s1, s2) == 2 && !strcmp(s1, stamp))
+			v = strdup(s2);
+		fclose(f);
+		if (v)
+			return v;
+	}
+	if (!(v = mgb_apt_version(apt, pkg, err)))
+		return NULL;
+	snprintf(line, sizeof(line), "%s/src", cache);
+	if (*stamp && !mgb_mkdirs(line, err) && (f = fopen(memo, "w"))) {
+		fprintf(f, "%s %s\n", stamp, v);
+		fclose(f);
+	}
+	return v;
+}
+
 static int from_debian(const char *which, const char *cache, bool quiet, struct mgb_kb_source *s, char *err)
 {
 	struct mgb_apt apt;
@@ -122,7 +157,7 @@ static int from_debian(const char *which, const char *cache, bool quiet, struct 
 		return mgb_err(err, "unknown source debian:%s (debian:6.1 or debian:6.12)", which);
 	if (asprintf(&s->package, "linux-source-%s", which) < 0 || asprintf(&s->label, "debian:%s", which) < 0)
 		return mgb_err(err, "out of memory");
-	if (!(s->pkg_version = mgb_apt_version(&apt, s->package, err)))
+	if (!(s->pkg_version = candidate(&apt, cache, s->package, err)))
 		return -1;
 	if (asprintf(&root, "%s/src/%s_%s", cache, s->package, s->pkg_version) < 0 ||
 	    asprintf(&s->tree, "%s/%s", root, s->package) < 0 || asprintf(&tmp, "%s.tmp", root) < 0 ||
