@@ -431,7 +431,8 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "user-fragment %s\n", h);
 	}
 	for (size_t i = 0; i < j.npatches && kl < sizeof(keytext); i++)
-		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "patch %s\n", j.patches[i].sha256);
+		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "patch %s %s\n", j.patches[i].sha256,
+				       j.patches[i].name);
 	if (kl >= sizeof(keytext)) {
 		mgb_err(err, "too many patches");
 		goto out;

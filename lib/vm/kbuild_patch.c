@@ -94,7 +94,8 @@ static int add(struct mgb_kb_patch **v, size_t *n, const char *path, char *err)
 	if (!nv)
 		return mgb_err(err, "out of memory");
 	*v = nv;
-	nv[*n].path = strdup(path);
+	/* absolute: patch runs with -d TREE */
+	nv[*n].path = realpath(path, NULL);
 	nv[*n].name = strdup(base ? base + 1 : path);
 	if (!nv[*n].path || !nv[*n].name) {
 		free(nv[*n].path);
@@ -165,6 +166,18 @@ static void explain(const char *out, char *why, size_t len)
 	int hunk, at;
 
 	snprintf(why, len, "patch failed");
+	/* without a known message, patch's last line */
+	if (dup && *dup) {
+		char *end = dup + strlen(dup);
+
+		while (end > dup && end[-1] == '\n')
+			*--end = '\0';
+		char *last = strrchr(dup, '\n');
+
+		snprintf(why, len, "%.150s", last ? last + 1 : dup);
+		free(dup);
+		dup = strdup(out);
+	}
 	for (char *l = dup ? strtok_r(dup, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(l, "patching file %199s", file) == 1 || sscanf(l, "checking file %199s", file) == 1)
 			continue;
