@@ -707,6 +707,11 @@ static ssize_t nfs_pread_be(struct mgb_backend *be, struct mgb_file *f, void *bu
 
 	(void)slot;
 	max = p->version == 4 ? NFS4_READ_MAX : len;
+	/* libnfs 4.0.0 keeps whole pages of a v3 file in a per-handle cache despite
+	 * nfs_set_pagecache(0), and serves later reads from it: another client's writes would
+	 * never be seen.  Every read goes to the server. */
+	if (p->version == 3)
+		nfs_pagecache_invalidate(c->nfs, fh);
 	do {
 		size_t n = len - done < max ? len - done : max;
 		int r = nfs_pread(c->nfs, fh, (uint64_t)off + done, n, (char *)buf + done);
