@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 static json_t *target_json(const struct mgb_target *t)
 {
@@ -30,10 +31,13 @@ static json_t *server_json(const struct mgb_nfs_server *srv, const struct mgb_ta
 
 /* The embedded server for an NFS cell (none for a --nfs-url one); the root the backend opens. */
 static int nfs_server_up(struct mgb_session *s, const struct mgb_cell_spec *spec, const struct mgb_target *t,
-			 struct mgb_nfs_server *srv, const char **root, char *err)
+			 struct mgb_nfs_server *srv, const char **root, bool *unsupported, char *err)
 {
 #ifdef HAVE_LIBNFS
-	if (mgb_nfs_server_start(s, t->path, spec->backend->nfs_version, srv, err) < 0)
+	int r = mgb_nfs_server_start(s, t->path, spec->backend->nfs_version, srv, err);
+
+	*unsupported = r == -2;
+	if (r < 0)
 		return -1;
 	*root = srv->url;
 	return 0;
@@ -52,7 +56,11 @@ static void nfs_server_down(struct mgb_nfs_server *srv)
 static bool nfs_server_died(const struct mgb_nfs_server *srv)
 {
 #ifdef HAVE_LIBNFS
-	return srv->pid > 0 && !mgb_nfs_server_alive(srv);
+	/* A killed server may take a moment to be seen dead after its socket closed. */
+	for (int i = 0; srv->pid > 0 && i < 20; i++, usleep(10000))
+		if (!mgb_nfs_server_alive(srv))
+			return true;
+	return false;
 #else
 	return false;
 #endif
@@ -95,7 +103,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 	}
 	json_object_set_new(cell, "target", target_json(&t));
 	if (r == 0 && spec->backend->nfs_version && !nfs_url)
-		r = nfs_server_up(s, spec, &t, &srv, &root, err);
+		r = nfs_server_up(s, spec, &t, &srv, &root, &unsupported, err);
 	if (spec->backend->nfs_version)
 		json_object_set_new(cell, "server", server_json(&srv, &t, nfs_url, spec->backend->nfs_version));
 	if (r == 0)

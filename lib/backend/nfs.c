@@ -21,6 +21,7 @@
  */
 #include "config.h"
 #include "backend.h"
+#include "stop.h"
 #include "util.h"
 #include "workload.h"
 
@@ -115,10 +116,22 @@ static struct nfs_priv *priv_of(struct mgb_backend *be)
 	return be->priv;
 }
 
-/* libnfs returns -errno from most calls, but -1 from some failures to queue. */
-static int nerr(int r)
+/*
+ * libnfs returns -errno from most calls, -1 from some failures to queue and -EINTR for a call
+ * that timed out.  A client whose connection failed or timed out is not used again: each later
+ * call (the close at teardown included) would wait out the timeout once more.
+ */
+static int cerr(struct nfs_client *c, int r)
 {
-	return r >= 0 ? 0 : r == -1 ? -EIO : r;
+	if (r >= 0)
+		return 0;
+	if (r == -1)
+		r = -EIO;
+	if (r == -EINTR && !mgb_stop_requested())
+		r = -ETIMEDOUT;
+	if (r == -ETIMEDOUT || r == -EIO || r == -ECONNRESET || r == -EPIPE || r == -ENOTCONN)
+		c->broken = true;
+	return r;
 }
 
 static struct nfs_context *context_new(struct nfs_priv *p, unsigned serial, char *err)
@@ -145,7 +158,9 @@ static struct nfs_context *context_new(struct nfs_priv *p, unsigned serial, char
 	snprintf(name, sizeof(name), "mgbench-%d-%llx-%u", (int)getpid(), (unsigned long long)p->tag, serial);
 	nfs4_set_client_name(nfs, name);
 	if (nfs_mount(nfs, u->server, u->path) != 0) {
-		mgb_err(err, "mount %s (NFSv%d): %s", p->url, p->version, nfs_get_error(nfs));
+		/* libnfs says "nfs_service failed" for a refused connection: say what that means */
+		mgb_err(err, "mount %s (NFSv%d): %s%s", p->url, p->version, nfs_get_error(nfs),
+			strstr(nfs_get_error(nfs), "nfs_service failed") ? " (no NFS server answers there)" : "");
 		nfs_destroy_url(u);
 		nfs_destroy_context(nfs);
 		return NULL;
@@ -197,6 +212,8 @@ static struct nfs_client *client_of(struct nfs_priv *p, int *e)
 		int e_ = -EIO;                         \
 		if (!(c = client_of(p, &e_)))          \
 			return e_;                     \
+		if (c->broken)                         \
+			return -ENOTCONN;              \
 		atomic_fetch_add(&(p)->rpcs, 1);       \
 	} while (0)
 
@@ -354,18 +371,18 @@ static int raw_call(struct nfs_priv *p, struct nfs_client *c, nfs_argop4 *ops, u
 		struct pollfd pfd = { .fd = nfs_get_fd(c->nfs), .events = (short)nfs_which_events(c->nfs) };
 		int n = poll(&pfd, 1, 100);
 
-		if (n < 0 && errno != EINTR)
-			break;
 		/* With revents 0 too: that is where libnfs times calls out. */
-		if (nfs_service(c->nfs, n > 0 ? pfd.revents : 0) < 0)
-			break;
-		if (mgb_clock_ns(CLOCK_MONOTONIC) > deadline)
-			break;
+		if ((n < 0 && errno != EINTR) || nfs_service(c->nfs, n > 0 ? pfd.revents : 0) < 0) {
+			c->broken = true;
+			return -ECONNRESET;
+		}
+		if (mgb_clock_ns(CLOCK_MONOTONIC) > deadline) {
+			c->broken = true;
+			return -ETIMEDOUT;
+		}
 	}
-	if (!c->raw.done) {
+	if (c->raw.err == -ETIMEDOUT || c->raw.err == -EIO)
 		c->broken = true;
-		return -ETIMEDOUT;
-	}
 	return c->raw.err;
 }
 
@@ -599,7 +616,7 @@ static struct nfsfh *handle_of(struct nfs_priv *p, struct nfs_client *c, struct 
 		return fh;
 	}
 	/* Another client's first use: open the existing file, without creating or truncating. */
-	*e = nerr(nfs_open(c->nfs, nf->path, nf->flags & ~(O_CREAT | O_EXCL | O_TRUNC), &fh));
+	*e = cerr(c, nfs_open(c->nfs, nf->path, nf->flags & ~(O_CREAT | O_EXCL | O_TRUNC), &fh));
 	if (*e < 0)
 		return NULL;
 	pthread_mutex_lock(&nf->lock);
@@ -646,7 +663,7 @@ static int nfs_open_be(struct mgb_backend *be, const char *path, int flags, mode
 	if (r < 0) {
 		free(nf->path);
 		free(nf);
-		return nerr(r);
+		return cerr(c, r);
 	}
 	pthread_mutex_init(&nf->lock, NULL);
 	nf->flags = flags;
@@ -667,7 +684,7 @@ static int nfs_close_be(struct mgb_backend *be, struct mgb_file *f)
 	if (!nf)
 		return 0;
 	for (unsigned i = 0; i < nf->n; i++) {
-		int e = nf->h[i].c->broken ? -EIO : nerr(nfs_close(nf->h[i].c->nfs, nf->h[i].fh));
+		int e = nf->h[i].c->broken ? 0 : cerr(nf->h[i].c, nfs_close(nf->h[i].c->nfs, nf->h[i].fh));
 
 		if (r == 0)
 			r = e;
@@ -692,7 +709,7 @@ static ssize_t nfs_pwrite_be(struct mgb_backend *be, struct mgb_file *f, const v
 		int r = nfs_pwrite(c->nfs, fh, (uint64_t)off + done, n, (char *)buf + done);
 
 		if (r < 0)
-			return done ? (ssize_t)done : nerr(r);
+			return done ? (ssize_t)done : cerr(c, r);
 		done += (size_t)r;
 		if ((size_t)r < n)
 			break;
@@ -717,7 +734,7 @@ static ssize_t nfs_pread_be(struct mgb_backend *be, struct mgb_file *f, void *bu
 		int r = nfs_pread(c->nfs, fh, (uint64_t)off + done, n, (char *)buf + done);
 
 		if (r < 0)
-			return done ? (ssize_t)done : nerr(r);
+			return done ? (ssize_t)done : cerr(c, r);
 		done += (size_t)r;
 		if ((size_t)r < n)
 			break;
@@ -747,7 +764,7 @@ static int nfs_fstat_be(struct mgb_backend *be, struct mgb_file *f, unsigned wan
 	}
 	r = nfs_fstat64(c->nfs, fh, &s);
 	if (r < 0)
-		return nerr(r);
+		return cerr(c, r);
 	from_stat64(&s, st);
 	return 0;
 }
@@ -768,7 +785,7 @@ static int nfs_stat_be(struct mgb_backend *be, const char *path, unsigned want, 
 		if (r == 0)
 			*st = c->raw.st;
 	} else {
-		r = nerr(nfs_lstat64(c->nfs, full, &s));
+		r = cerr(c, nfs_lstat64(c->nfs, full, &s));
 		if (r == 0)
 			from_stat64(&s, st);
 	}
@@ -781,7 +798,7 @@ static int nfs_fsync_be(struct mgb_backend *be, struct mgb_file *f)
 	HANDLE(be, f, p, c, fh, slot);
 
 	(void)slot;
-	return nerr(nfs_fsync(c->nfs, fh));
+	return cerr(c, nfs_fsync(c->nfs, fh));
 }
 
 static int nfs_ftruncate_be(struct mgb_backend *be, struct mgb_file *f, off_t len)
@@ -789,7 +806,7 @@ static int nfs_ftruncate_be(struct mgb_backend *be, struct mgb_file *f, off_t le
 	HANDLE(be, f, p, c, fh, slot);
 
 	(void)slot;
-	return nerr(nfs_ftruncate(c->nfs, fh, (uint64_t)len));
+	return cerr(c, nfs_ftruncate(c->nfs, fh, (uint64_t)len));
 }
 
 static int nfs_fchmod_be(struct mgb_backend *be, struct mgb_file *f, mode_t mode)
@@ -797,7 +814,7 @@ static int nfs_fchmod_be(struct mgb_backend *be, struct mgb_file *f, mode_t mode
 	HANDLE(be, f, p, c, fh, slot);
 
 	(void)slot;
-	return nerr(nfs_fchmod(c->nfs, fh, (int)mode));
+	return cerr(c, nfs_fchmod(c->nfs, fh, (int)mode));
 }
 
 /* v3 only: libnfs has no futimes, and on v4 a path-based SETATTR kills the open handles. */
@@ -808,7 +825,7 @@ static int nfs3_futimens_now(struct mgb_backend *be, struct mgb_file *f)
 
 	(void)slot;
 	(void)fh;
-	return nerr(nfs_utimes(c->nfs, nf->path, NULL)); /* NULL: the server's time */
+	return cerr(c, nfs_utimes(c->nfs, nf->path, NULL)); /* NULL: the server's time */
 }
 
 /* Path operations; fn gets the client's context and the full path(s). */
@@ -823,7 +840,7 @@ static int nfs_path2(struct mgb_backend *be, const char *a, const char *b,
 	fa = full_path(p, a);
 	fb = full_path(p, b);
 	if (fa && fb)
-		r = nerr(fn(c->nfs, fa, fb));
+		r = cerr(c, fn(c->nfs, fa, fb));
 	free(fa);
 	free(fb);
 	return r;
@@ -851,7 +868,7 @@ static int nfs_path1(struct mgb_backend *be, const char *a, int mode, int op)
 		return -ENOMEM;
 	r = op == 0 ? nfs_unlink(c->nfs, fa) : op == 1 ? nfs_mkdir2(c->nfs, fa, mode) : nfs_rmdir(c->nfs, fa);
 	free(fa);
-	return nerr(r);
+	return cerr(c, r);
 }
 
 static int nfs_unlink_be(struct mgb_backend *be, const char *path)

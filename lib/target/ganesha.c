@@ -8,7 +8,7 @@
  * answers) is our child, in its own process group (a terminal's ^C reaches mgbench, which stops
  * it in order) with a parent-death signal (a killed mgbench takes it along), inside the run's
  * private mount namespace.  An rpcbind we start gets a private tmpfs over /run, so its lock,
- * socket and warm-start files vanish with it.
+ * socket and warm-start files vanish with it, and a supervisor (see supervise()).
  */
 #include "config.h"
 #include "target.h"
@@ -96,13 +96,15 @@ static bool rpc_answers(unsigned port, int prog, int vers)
 	return ok;
 }
 
-/* In a child, before exec: own process group, die with mgbench, quiet stdio. */
+/* In a child, before exec: own process group, die with mgbench, quiet stdio.  SIGTERM as the
+ * parent-death signal: ganesha then still unregisters from the portmapper, so a later server
+ * can register there. */
 static void child_setup(pid_t parent, const char *out)
 {
 	int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0600);
 
 	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		_exit(127); /* mgbench died before the signal was armed */
 	if (fd >= 0) {
@@ -114,6 +116,46 @@ static void child_setup(pid_t parent, const char *out)
 		dup2(fd, STDIN_FILENO);
 }
 
+/*
+ * rpcbind switches to its own user, and a credential change clears the parent-death signal, so
+ * it runs under a supervisor that keeps it: this child of ours (root, with the signal) starts
+ * rpcbind and, on SIGTERM from mgbench or from mgbench's death, stops it and exits.
+ */
+static void supervise(const char *const argv[])
+{
+	sigset_t set;
+	pid_t pid;
+	int sig, status;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	pid = fork();
+	if (pid == 0) {
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		_exit(126);
+	for (;;) {
+		if (sigwait(&set, &sig) != 0)
+			continue;
+		if (sig == SIGCHLD) {
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 125);
+			continue;
+		}
+		kill(pid, SIGTERM);
+		for (int i = 0; i < 200 && waitpid(pid, &status, WNOHANG) == 0; i++)
+			usleep(10000);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		_exit(0);
+	}
+}
+
 static pid_t spawn(const char *const argv[], const char *out, bool private_run)
 {
 	pid_t parent = getpid(), pid = fork();
@@ -121,11 +163,15 @@ static pid_t spawn(const char *const argv[], const char *out, bool private_run)
 	if (pid != 0)
 		return pid;
 	child_setup(parent, out);
-	if (private_run && (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-			    mount("mgbench-rpcbind", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0))
+	if (!private_run) {
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("mgbench-rpcbind", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
 		_exit(126);
-	execv(argv[0], (char *const *)argv);
-	_exit(127);
+	supervise(argv);
+	_exit(126);
 }
 
 /* SIGTERM, wait up to STOP_TIMEOUT_NS, then SIGKILL; always reaped. */
@@ -137,6 +183,7 @@ static void stop_child(pid_t *pid)
 	if (*pid <= 0)
 		return;
 	kill(*pid, SIGTERM);
+	kill(*pid, SIGCONT); /* a stopped server handles its SIGTERM too */
 	while (waitpid(*pid, &status, WNOHANG) == 0) {
 		if (mgb_clock_ns(CLOCK_MONOTONIC) > deadline) {
 			kill(*pid, SIGKILL);
@@ -314,6 +361,19 @@ static int start_once(struct mgb_nfs_server *srv, const char *export_path, bool 
 		       tail[0] ? tail : "(log empty)");
 }
 
+/* FSAL VFS serves files by kernel file handles: a filesystem without them (ramfs) cannot be
+ * exported.  With a zero-sized buffer, a filesystem that has them answers EOVERFLOW. */
+static int check_exportable(const char *path, char *err)
+{
+	struct file_handle fh = { .handle_bytes = 0 };
+	int mount_id;
+
+	if (name_to_handle_at(AT_FDCWD, path, &fh, &mount_id, 0) < 0 && errno != EOVERFLOW)
+		return mgb_err(err, "nfs-ganesha cannot export %s: its VFS FSAL needs file handles, and "
+			       "name_to_handle_at says: %s", path, strerror(errno));
+	return 0;
+}
+
 int mgb_nfs_server_start(struct mgb_session *s, const char *export_path, int nfs_version,
 			 struct mgb_nfs_server *srv, char *err)
 {
@@ -323,6 +383,8 @@ int mgb_nfs_server_start(struct mgb_session *s, const char *export_path, int nfs
 
 	memset(srv, 0, sizeof(*srv));
 	srv->nfs_version = nfs_version;
+	if (check_exportable(export_path, err) < 0)
+		return -2;
 	if (!s->tmpdir)
 		return mgb_err(err, "the embedded NFS server needs a scratch session");
 	if (access("/usr/bin/ganesha.nfsd", X_OK) < 0)
