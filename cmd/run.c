@@ -408,7 +408,7 @@ static int run_plan(const struct run_opts *ro, struct mgb_session *s, json_t *do
 					cell = mgb_run_cell(s, &spec, ci, progress);
 					if (!strcmp(json_string_value(json_object_get(cell, "status")), "error")) {
 						fprintf(stderr, "mgbench run: %s on %s via %s: %s\n", spec.workload->name,
-							spec.fs ? spec.fs->name : ro->dir ? ro->dir : "nfs-url", spec.backend->name,
+							spec.fs ? spec.fs->name : ro->dir ? ro->dir : "url", spec.backend->name,
 							json_string_value(json_object_get(cell, "error")));
 						rc = MGB_EXIT_FAIL;
 					}

@@ -150,7 +150,7 @@ static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *ro
  * "      uring depth=32 link: punted 99.1% of writes, 99.5% of all".  Writes are told apart:
  * io_uring always hands a statx to a worker, so only the writes' punts say what timestamps cost.
  */
-/* An NFS cell's server: ": 2 clients, nfs-ganesha 4.3 up in 23.1ms" or ": 2 clients, URL". */
+/* An NFS cell's server: ": 2 clients, nfs-ganesha 4.3 up in 23.1ms", or ": 2 clients". */
 static void print_server(FILE *out, json_t *server, json_t *bm)
 {
 	json_t *start = json_object_get(server, "start_ns");
@@ -158,12 +158,11 @@ static void print_server(FILE *out, json_t *server, json_t *bm)
 
 	if (!server)
 		return;
-	fprintf(out, ": %lld client%s, ", (long long)json_integer_value(json_object_get(bm, "clients")),
+	fprintf(out, ": %lld client%s", (long long)json_integer_value(json_object_get(bm, "clients")),
 		json_integer_value(json_object_get(bm, "clients")) == 1 ? "" : "s");
-	if (!json_is_integer(start)) {
-		fprintf(out, "%.40s", json_string_value(json_object_get(server, "url")) ?: "a given server");
-		return;
-	}
+	if (!json_is_integer(start))
+		return; /* --nfs-url: the URL is among the options */
+	fputs(", ", out);
 	mgb_format_ns(when, sizeof(when), (double)json_integer_value(start));
 	fprintf(out, "%s %s up in %s", json_string_value(json_object_get(server, "software")) ?: "?",
 		json_string_value(json_object_get(server, "version")) ?: "?", when);

@@ -85,7 +85,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 
 	cell = MGB_JSON_PACK("{s:s, s:s, s:o, s:i, s:I, s:o}",
 			 "workload", spec->workload->name,
-			 "fs", spec->fs ? spec->fs->name : "dir",
+			 "fs", spec->fs ? spec->fs->name : nfs_url ? "url" : "dir",
 			 "backend", mgb_backend_to_json(spec->backend, spec->backend_params),
 			 "repeat", (int)spec->repeat,
 			 "rounds", (json_int_t)spec->rounds,

@@ -373,6 +373,86 @@ static unsigned dead_port(void)
 	return port;
 }
 
+/* The NFS port of a running embedded server, from its config in that run's private namespace
+ * (/proc/PID/root resolves paths in the server's own mounts); *export gets the exported dir. */
+static unsigned server_port(pid_t server, char *export, size_t len)
+{
+	char path[700], line[1024], conf[512] = "";
+	unsigned port = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)server);
+	if ((f = fopen(path, "re"))) {
+		size_t n = fread(line, 1, sizeof(line) - 1, f);
+
+		line[n] = '\0';
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(line + i, "-f") && i + 3 < n) {
+				snprintf(conf, sizeof(conf), "%s", line + i + 3);
+				break;
+			}
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)server, conf);
+	if (!conf[0] || !(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, " NFS_Port = %u;", &port);
+		if (sscanf(line, " Path = %511[^;];", conf) == 1)
+			snprintf(export, len, "/proc/%d/root%s", (int)server, conf);
+	}
+	fclose(f);
+	return port;
+}
+
+static unsigned count_mgbench_dirs(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	while (d && (e = readdir(d)))
+		n += !strncmp(e->d_name, "mgbench.", 8);
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* --nfs-url to a server someone else runs (here: another mgbench's embedded one). */
+static void url_to_server(void)
+{
+	const char *path = t_result_path("url-ok.json");
+	char url[128], export[700] = "", rounds[] = "200";
+	const char *args[] = { "run", "write", "--backend", "nfs4", "--nfs-url", url, "--rounds", rounds, "-o", path, "-q",
+			       NULL };
+	pid_t server = 0, pid = start_long_run("nfs4", "5", &server);
+	unsigned port = server > 0 ? server_port(server, export, sizeof(export)) : 0;
+	struct t_output o;
+	json_t *doc, *c;
+	double took;
+
+	T_CHECK(port > 0 && export[0], "the other run's server port and export (%u, %s)", port, export);
+	snprintf(url, sizeof(url), "nfs://127.0.0.1/export?nfsport=%u", port);
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "--nfs-url %s: exit %d: %s", url, o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(path);
+	c = doc ? cell_of(doc, "write", "url", "nfs4") : NULL;
+	T_CHECK(c && !strcmp(json_string_value(json_object_get(c, "status")), "ok"), "--nfs-url: ok");
+	if (c) {
+		T_CHECK(!strcmp(str_at(c, "server", "kind"), "url") && !strcmp(str_at(c, "server", "url"), url),
+			"--nfs-url: server.kind url, with the URL");
+		T_CHECK(t_metric(c, "ctime.distinct") == 200 && t_metric(c, "change.distinct") == 200,
+			"--nfs-url: distinct ctime and change on every round");
+	}
+	T_CHECK(count_mgbench_dirs(export) == 0, "--nfs-url: its directory on the server was removed (%u left)",
+		count_mgbench_dirs(export));
+	json_decref(doc);
+	kill(pid, SIGINT);
+	wait_exit(pid, &took);
+	check_no_server("after the --nfs-url server's run");
+}
+
 static void url_to_nothing(void)
 {
 	const char *path = t_result_path("url.json");
@@ -418,6 +498,7 @@ int main(void)
 	ramfs_unsupported();
 	server_dies();
 	url_to_nothing();
+	url_to_server();
 	check_no_server("at the end");
 	return t_result();
 }
