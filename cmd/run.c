@@ -63,6 +63,15 @@ static const struct option common_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 };
 
+/* Does an earlier backend share backend i's option table? */
+static bool shown_before(size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (mgb_backends[j]->options == mgb_backends[i]->options)
+			return true;
+	return false;
+}
+
 static void print_usage(FILE *out, const struct run_opts *ro)
 {
 	fprintf(out,
@@ -82,8 +91,15 @@ static void print_usage(FILE *out, const struct run_opts *ro)
 		"    --check            exit 1 if a documented invariant is broken\n"
 		"    -q, --quiet        print no table\n");
 	for (size_t i = 0; mgb_backends[i]; i++)
-		if (mgb_backends[i]->options && mgb_backends[i]->options->name) {
-			fprintf(out, "\nbackend %s:\n", mgb_backends[i]->name);
+		if (mgb_backends[i]->options && mgb_backends[i]->options->name &&
+		    mgb_backend_option_first(mgb_backends[i]->options->name) == mgb_backends[i]->options &&
+		    mgb_backend_find(mgb_backends[i]->name) == mgb_backends[i] && !shown_before(i)) {
+			/* a table shared by several backends (nfs3, nfs4) is shown once */
+			fprintf(out, "\nbackend %s", mgb_backends[i]->name);
+			for (size_t j = i + 1; mgb_backends[j]; j++)
+				if (mgb_backends[j]->options == mgb_backends[i]->options)
+					fprintf(out, ", %s", mgb_backends[j]->name);
+			fprintf(out, ":\n");
 			mgb_option_table_print(out, mgb_backends[i]->options);
 		}
 	for (unsigned i = 0; ro && i < ro->nworkloads; i++) {

@@ -924,7 +924,7 @@ const char *mgb_backend_nfs_url(const struct mgb_backend_ops *ops, const void *p
 
 const struct mgb_backend_ops mgb_backend_nfs3 = {
 	.name = "nfs3",
-	.summary = "NFSv3 through libnfs: WRITE, GETATTR, RENAME ... (embedded nfs-ganesha)",
+	.summary = "NFSv3 via libnfs, to an embedded nfs-ganesha or --nfs-url",
 	.nfs_version = 3,
 	.init = nfs3_init,
 	.futimens_now = nfs3_futimens_now,
@@ -933,7 +933,7 @@ const struct mgb_backend_ops mgb_backend_nfs3 = {
 
 const struct mgb_backend_ops mgb_backend_nfs4 = {
 	.name = "nfs4",
-	.summary = "NFSv4.0 through libnfs: GETATTR with change (embedded nfs-ganesha)",
+	.summary = "NFSv4.0 via libnfs; queries read the change attribute",
 	.nfs_version = 4,
 	.init = nfs4_init,
 	NFS_COMMON_OPS,
