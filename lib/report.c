@@ -144,12 +144,6 @@ static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *ro
 	}
 }
 
-/*
- * The "via" column has room for the backend's name only: a backend with options or numbers of
- * its own (io_uring's depth and punts) gets a line of its own under the row, e.g.
- * "      uring depth=32 link: punted 99.1% of writes, 99.5% of all".  Writes are told apart:
- * io_uring always hands a statx to a worker, so only the writes' punts say what timestamps cost.
- */
 /* An NFS cell's server: ": 2 clients, nfs-ganesha 4.3 up in 23.1ms", or ": 2 clients". */
 static void print_server(FILE *out, json_t *server, json_t *bm)
 {
@@ -168,6 +162,12 @@ static void print_server(FILE *out, json_t *server, json_t *bm)
 		json_string_value(json_object_get(server, "version")) ?: "?", when);
 }
 
+/*
+ * The "via" column has room for the backend's name only: a backend with options or numbers of
+ * its own (io_uring's depth and punts) gets a line of its own under the row, e.g.
+ * "      uring depth=32 link: punted 99.1% of writes, 99.5% of all".  Writes are told apart:
+ * io_uring always hands a statx to a worker, so only the writes' punts say what timestamps cost.
+ */
 static void print_backend_line(FILE *out, json_t *cell)
 {
 	json_t *b = json_object_get(cell, "backend"), *opts = json_object_get(b, "options");
