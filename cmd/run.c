@@ -63,6 +63,15 @@ static const struct option common_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 };
 
+/* Does an earlier backend share backend i's option table? */
+static bool shown_before(size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (mgb_backends[j]->options == mgb_backends[i]->options)
+			return true;
+	return false;
+}
+
 static void print_usage(FILE *out, const struct run_opts *ro)
 {
 	fprintf(out,
@@ -82,8 +91,15 @@ static void print_usage(FILE *out, const struct run_opts *ro)
 		"    --check            exit 1 if a documented invariant is broken\n"
 		"    -q, --quiet        print no table\n");
 	for (size_t i = 0; mgb_backends[i]; i++)
-		if (mgb_backends[i]->options && mgb_backends[i]->options->name) {
-			fprintf(out, "\nbackend %s:\n", mgb_backends[i]->name);
+		if (mgb_backends[i]->options && mgb_backends[i]->options->name &&
+		    mgb_backend_option_first(mgb_backends[i]->options->name) == mgb_backends[i]->options &&
+		    mgb_backend_find(mgb_backends[i]->name) == mgb_backends[i] && !shown_before(i)) {
+			/* a table shared by several backends (nfs3, nfs4) is shown once */
+			fprintf(out, "\nbackend %s", mgb_backends[i]->name);
+			for (size_t j = i + 1; mgb_backends[j]; j++)
+				if (mgb_backends[j]->options == mgb_backends[i]->options)
+					fprintf(out, ", %s", mgb_backends[j]->name);
+			fprintf(out, ":\n");
 			mgb_option_table_print(out, mgb_backends[i]->options);
 		}
 	for (unsigned i = 0; ro && i < ro->nworkloads; i++) {
@@ -156,6 +172,9 @@ static struct option *build_options(const struct run_opts *ro, const char ***nam
 	 * against --backend once the whole line is read. */
 	for (size_t b = 0; mgb_backends[b]; b++)
 		for (const struct mgb_workload_option *o = mgb_backends[b]->options; o && o->name; o++) {
+			/* nfs3 and nfs4 share their options: one long option sets both */
+			if (o != mgb_backend_option_first(o->name))
+				continue;
 			opts[n].name = o->name;
 			opts[n].has_arg = o->type == MGB_OPT_BOOL ? no_argument : required_argument;
 			opts[n].val = OPT_BACKEND_OPTION + (int)(b << 8) + (int)(o - mgb_backends[b]->options);
@@ -164,31 +183,59 @@ static struct option *build_options(const struct run_opts *ro, const char ***nam
 	return opts;
 }
 
-/* A backend option sets that backend's params; given without that backend, it is a usage error. */
+static const void *backend_params_of(const struct run_opts *ro, const struct mgb_backend_ops *ops);
+
+/* A backend option sets the params of every backend that has it (nfs3 and nfs4 share theirs);
+ * given without one of those backends, it is a usage error. */
 static int set_backend_option(struct run_opts *ro, int code, const char *value, bool *given)
 {
 	size_t b = (size_t)(code - OPT_BACKEND_OPTION) >> 8;
-	const struct mgb_workload_option *o = &mgb_backends[b]->options[(code - OPT_BACKEND_OPTION) & 0xff];
+	const char *name = mgb_backends[b]->options[(code - OPT_BACKEND_OPTION) & 0xff].name;
 	char err[MGB_ERR_LEN];
 
-	given[b] = true;
-	if (mgb_param_set(o, ro->backend_params[b], value, err) < 0)
-		return mgb_usage_error("run", "%s", err);
+	for (b = 0; mgb_backends[b]; b++) {
+		const struct mgb_workload_option *o = mgb_option_table_find(mgb_backends[b]->options, name);
+
+		if (!o)
+			continue;
+		given[b] = true;
+		if (mgb_param_set(o, ro->backend_params[b], value, err) < 0)
+			return mgb_usage_error("run", "%s", err);
+	}
 	return 0;
+}
+
+static bool backend_chosen(const struct run_opts *ro, const struct mgb_backend_ops *ops)
+{
+	for (unsigned i = 0; i < ro->nbackends; i++)
+		if (ro->backends[i] == ops)
+			return true;
+	return false;
 }
 
 static int check_backend_options(const struct run_opts *ro, const bool *given)
 {
-	for (size_t b = 0; mgb_backends[b]; b++) {
-		bool chosen = false;
+	bool any_given_chosen = false;
 
-		for (unsigned i = 0; i < ro->nbackends; i++)
-			chosen = chosen || ro->backends[i] == mgb_backends[b];
-		if (given[b] && !chosen)
+	for (size_t b = 0; mgb_backends[b]; b++)
+		any_given_chosen = any_given_chosen || (given[b] && backend_chosen(ro, mgb_backends[b]));
+	for (size_t b = 0; mgb_backends[b]; b++)
+		if (given[b] && !any_given_chosen)
 			return mgb_usage_error("run", "options of backend '%s' given without --backend %s",
 					       mgb_backends[b]->name, mgb_backends[b]->name);
-	}
 	return 0;
+}
+
+/* --nfs-url: the run's one target is that server; every backend must be an NFS one. */
+static const char *nfs_url_of(const struct run_opts *ro)
+{
+	for (unsigned i = 0; i < ro->nbackends; i++) {
+		const char *url = mgb_backend_nfs_url(ro->backends[i], backend_params_of(ro, ro->backends[i]));
+
+		if (url)
+			return url;
+	}
+	return NULL;
 }
 
 static const void *backend_params_of(const struct run_opts *ro, const struct mgb_backend_ops *ops)
@@ -310,6 +357,14 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	return rc;
 }
 
+static bool any_nfs_backend(const struct run_opts *ro)
+{
+	for (unsigned i = 0; i < ro->nbackends; i++)
+		if (ro->backends[i]->nfs_version)
+			return true;
+	return false;
+}
+
 static bool is_directory(const char *path, char *err)
 {
 	struct stat st;
@@ -344,7 +399,8 @@ static int run_plan(const struct run_opts *ro, struct mgb_session *s, json_t *do
 		    const struct mgb_clockinfo *ci, struct mgb_progress *progress)
 {
 	json_t *cells = json_object_get(doc, "cells");
-	unsigned nfs = ro->dir ? 1 : ro->nfs;
+	bool remote = nfs_url_of(ro) != NULL;
+	unsigned nfs = ro->dir || remote ? 1 : ro->nfs;
 	int rc = MGB_EXIT_OK;
 
 	for (uint64_t rep = 0; rep < ro->repeat; rep++)
@@ -354,7 +410,7 @@ static int run_plan(const struct run_opts *ro, struct mgb_session *s, json_t *do
 					struct mgb_cell_spec spec = {
 						.workload = ro->workloads[w],
 						.params = ro->params[w],
-						.fs = ro->dir ? NULL : ro->fs[f],
+						.fs = ro->dir || remote ? NULL : ro->fs[f],
 						.dir = ro->dir,
 						.backend = ro->backends[b],
 						.backend_params = backend_params_of(ro, ro->backends[b]),
@@ -368,7 +424,7 @@ static int run_plan(const struct run_opts *ro, struct mgb_session *s, json_t *do
 					cell = mgb_run_cell(s, &spec, ci, progress);
 					if (!strcmp(json_string_value(json_object_get(cell, "status")), "error")) {
 						fprintf(stderr, "mgbench run: %s on %s via %s: %s\n", spec.workload->name,
-							spec.fs ? spec.fs->name : ro->dir, spec.backend->name,
+							spec.fs ? spec.fs->name : ro->dir ? ro->dir : "url", spec.backend->name,
 							json_string_value(json_object_get(cell, "error")));
 						rc = MGB_EXIT_FAIL;
 					}
@@ -404,6 +460,15 @@ int cmd_run(int argc, char **argv)
 		rc = mgb_usage_error("run", "--dir and --fs exclude each other");
 		goto out_params;
 	}
+	if (nfs_url_of(&ro)) {
+		for (unsigned i = 0; i < ro.nbackends && rc == 0; i++)
+			if (!ro.backends[i]->nfs_version)
+				rc = mgb_usage_error("run", "--nfs-url runs NFS backends only, not '%s'", ro.backends[i]->name);
+		if (rc == 0 && (ro.dir || ro.fs_given))
+			rc = mgb_usage_error("run", "--nfs-url excludes --dir and --fs (the server's export is the target)");
+		if (rc)
+			goto out_params;
+	}
 
 	/* Check what can be checked before reserving the output or touching the system. */
 	if (ro.dir && !is_directory(ro.dir, err)) {
@@ -418,7 +483,8 @@ int cmd_run(int argc, char **argv)
 		goto out_params;
 	}
 	mgb_stop_install();
-	if (mgb_session_begin(&session, ro.dir == NULL, err) < 0) {
+	/* Scratch space for filesystems, or for an embedded NFS server's files in --dir runs. */
+	if (mgb_session_begin(&session, !nfs_url_of(&ro) && (ro.dir == NULL || any_nfs_backend(&ro)), err) < 0) {
 		fprintf(stderr, "mgbench run: %s\n", err);
 		mgb_output_abort(&out);
 		mgb_session_end(&session);

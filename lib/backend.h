@@ -61,6 +61,9 @@ struct mgb_backend_ops {
 	 * struct, --help and list show them, each cell records them as backend.options. */
 	const struct mgb_workload_option *options; /* terminated by a zero entry, or NULL */
 	size_t params_size;
+	/* 3 or 4 for the NFS backends: init's root is then an nfs:// URL, the embedded server's
+	 * (started by the runner for the target) or the one --nfs-url gave; 0 for local backends. */
+	int nfs_version;
 	int (*init)(struct mgb_backend *be, const char *root, char *err);
 	void (*fini)(struct mgb_backend *be);
 
@@ -111,6 +114,8 @@ struct mgb_backend {
 extern const struct mgb_backend_ops *const mgb_backends[];
 
 const struct mgb_backend_ops *mgb_backend_find(const char *name);
+/* The first built-in backend's option of that name (backends may share an option). */
+const struct mgb_workload_option *mgb_backend_option_first(const char *name);
 /* params may be NULL for the defaults; it must outlive the open backend. */
 int mgb_backend_open(struct mgb_backend *be, const struct mgb_backend_ops *ops, const void *params,
 		     const char *root, char *err);
@@ -138,5 +143,10 @@ extern const struct mgb_backend_ops mgb_backend_sync;
 #ifdef HAVE_LIBURING
 extern const struct mgb_backend_ops mgb_backend_uring;
 #endif
+#ifdef HAVE_LIBNFS
+extern const struct mgb_backend_ops mgb_backend_nfs3, mgb_backend_nfs4;
+#endif
+/* The --nfs-url an NFS backend was given, or NULL (the embedded server; any other backend). */
+const char *mgb_backend_nfs_url(const struct mgb_backend_ops *ops, const void *params);
 
 #endif

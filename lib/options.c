@@ -128,7 +128,8 @@ json_t *mgb_option_table_to_json(const struct mgb_workload_option *opts, const v
 			break;
 		}
 		case MGB_OPT_STRING:
-			v = mgb_json_text(MGB_PARAM(params, const char *, o));
+			v = MGB_PARAM(params, const char *, o) ? mgb_json_text(MGB_PARAM(params, const char *, o))
+							      : json_null();
 			break;
 		case MGB_OPT_BOOL:
 			v = json_boolean(MGB_PARAM(params, bool, o));

@@ -144,6 +144,24 @@ static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *ro
 	}
 }
 
+/* An NFS cell's server: ": 2 clients, nfs-ganesha 4.3 up in 23.1ms", or ": 2 clients". */
+static void print_server(FILE *out, json_t *server, json_t *bm)
+{
+	json_t *start = json_object_get(server, "start_ns");
+	char when[32];
+
+	if (!server)
+		return;
+	fprintf(out, ": %lld client%s", (long long)json_integer_value(json_object_get(bm, "clients")),
+		json_integer_value(json_object_get(bm, "clients")) == 1 ? "" : "s");
+	if (!json_is_integer(start))
+		return; /* --nfs-url: the URL is among the options */
+	fputs(", ", out);
+	mgb_format_ns(when, sizeof(when), (double)json_integer_value(start));
+	fprintf(out, "%s %s up in %s", json_string_value(json_object_get(server, "software")) ?: "?",
+		json_string_value(json_object_get(server, "version")) ?: "?", when);
+}
+
 /*
  * The "via" column has room for the backend's name only: a backend with options or numbers of
  * its own (io_uring's depth and punts) gets a line of its own under the row, e.g.
@@ -162,7 +180,7 @@ static void print_backend_line(FILE *out, json_t *cell)
 		return;
 	fprintf(out, "      %s", json_string_value(json_object_get(b, "name")));
 	json_object_foreach(opts, key, v) {
-		if (json_is_false(v))
+		if (json_is_false(v) || json_is_null(v))
 			continue;
 		if (json_is_true(v))
 			fprintf(out, " %s", key);
@@ -177,9 +195,10 @@ static void print_backend_line(FILE *out, json_t *cell)
 	else if (json_is_number(ratio))
 		fprintf(out, ": punted %.1f%% of %lld requests", 100 * json_number_value(ratio),
 			(long long)json_integer_value(json_object_get(bm, "requests")));
-	else if (bm)
+	else if (bm && !json_object_get(cell, "server"))
 		fprintf(out, ": punts not counted (%s)",
 			       json_string_value(json_object_get(bm, "punted_reason")) ?: "no tracepoint");
+	print_server(out, json_object_get(cell, "server"), bm);
 	fputc('\n', out);
 }
 

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct mgb_fs_type {
 	const char *name;
@@ -68,5 +69,28 @@ int mgb_loop_attach(const char *image, char **devname, char *err);
 
 /* Remove a directory tree (files we made); errors are ignored. */
 void mgb_remove_tree(const char *path);
+
+/*
+ * The embedded NFS server (lib/target/ganesha.c): nfs-ganesha exporting export_path over
+ * NFSv3 or NFSv4 on 127.0.0.1, started for one target and stopped with it.
+ */
+struct mgb_nfs_server {
+	int nfs_version;       /* 3 or 4 */
+	pid_t pid, rpcbind_pid; /* our children (rpcbind only when none answered), 0 when none */
+	char *dir;             /* config, log, pid file, recovery dir: in the session's temp dir */
+	char *log;
+	unsigned nfs_port, mnt_port;
+	char *url;             /* for libnfs: nfs://127.0.0.1/export?version=N&nfsport=... */
+	char *version;         /* ganesha's, from its log ("4.3"), or NULL */
+	int64_t start_ns;      /* from launch until the NULL procedure answered */
+};
+
+/* 0, -1 with err, or -2 with err when the filesystem cannot be exported at all (ramfs: no file
+ * handles), which makes the cell "unsupported". */
+int mgb_nfs_server_start(struct mgb_session *s, const char *export_path, int nfs_version,
+			 struct mgb_nfs_server *srv, char *err);
+bool mgb_nfs_server_alive(const struct mgb_nfs_server *srv);
+/* Stop it (SIGTERM, then SIGKILL), and rpcbind if we started it; safe on a zeroed struct. */
+void mgb_nfs_server_stop(struct mgb_nfs_server *srv);
 
 #endif

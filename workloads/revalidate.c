@@ -109,6 +109,10 @@ struct reval {
 	atomic_int error;     /* the first -errno, unless it was a stop request interrupting a call */
 	const char *error_what;
 	struct client client; /* the poller's, once it runs */
+	/* NFSv4: a second client that validates by the change attribute instead of ctime, fed the
+	 * same polls (it re-reads when the change attribute moved). */
+	bool has_change;
+	struct client change_client;
 };
 
 static void fail(struct reval *rv, int err, const char *what)
@@ -156,7 +160,7 @@ static int read_version(struct reval *rv, struct client *c, uint64_t *version)
 
 /* The client's view: the stamp it would cache, and how many writes had begun before the stat
  * and by the time it returned. */
-static int query(struct reval *rv, int64_t *stamp, uint64_t began[2])
+static int query(struct reval *rv, int64_t *stamp, int64_t *change, uint64_t began[2])
 {
 	struct mgb_backend *be = rv->ctx->be;
 	struct mgb_stat st;
@@ -170,6 +174,8 @@ static int query(struct reval *rv, int64_t *stamp, uint64_t began[2])
 		return -1;
 	}
 	*stamp = mgb_ts_ns(st.ctime);
+	*change = (int64_t)st.change;
+	rv->has_change = st.mask & MGB_STAT_CHANGE;
 	return 0;
 }
 
@@ -211,13 +217,9 @@ static void count_misses(struct client *c, uint64_t seen)
 	c->counted = seen;
 }
 
-static int poll_once(struct reval *rv, struct client *c)
+/* One client's decision on this poll's stamp: re-read, or serve its cache (stale or not). */
+static int judge(struct reval *rv, struct client *c, uint64_t seen, int64_t stamp, const uint64_t began[2])
 {
-	uint64_t seen, began[2];
-	int64_t stamp;
-
-	if (read_version(rv, c, &seen) < 0 || query(rv, &stamp, began) < 0)
-		return -1;
 	c->polls++;
 	/* New data since the previous poll: the writer really ran while the poller did. */
 	c->fresh_polls += seen > c->last_seen;
@@ -231,6 +233,17 @@ static int poll_once(struct reval *rv, struct client *c)
 		count_misses(c, seen);
 	}
 	return 0;
+}
+
+static int poll_once(struct reval *rv, struct client *c)
+{
+	uint64_t seen, began[2];
+	int64_t stamp, change;
+
+	if (read_version(rv, c, &seen) < 0 || query(rv, &stamp, &change, began) < 0 ||
+	    judge(rv, c, seen, stamp, began) < 0)
+		return -1;
+	return rv->has_change ? judge(rv, &rv->change_client, seen, change, began) : 0;
 }
 
 static void *poller(void *arg)
@@ -374,7 +387,7 @@ static int reval_run(struct mgb_ctx *ctx)
 	uint64_t written = 0, began[2], min_fresh;
 	int cpu[2] = { -1, -1 };
 	bool pinned = false;
-	int64_t t0, elapsed, stamp;
+	int64_t t0, elapsed, stamp, change;
 	int r;
 
 	if (mgb_require_op(ctx, pwrite) || mgb_require_op(ctx, pread) ||
@@ -382,9 +395,11 @@ static int reval_run(struct mgb_ctx *ctx)
 		return -1;
 	wbuf = calloc(1, p->size);
 	c->buf = malloc(p->size);
-	if (!wbuf || !c->buf) {
+	rv.change_client.buf = malloc(p->size);
+	if (!wbuf || !c->buf || !rv.change_client.buf) {
 		free(wbuf);
 		free(c->buf);
+		free(rv.change_client.buf);
 		return mgb_err(ctx->err, "out of memory for two %llu-byte buffers", (unsigned long long)p->size);
 	}
 	pthread_mutex_init(&rv.lock, NULL);
@@ -402,9 +417,11 @@ static int reval_run(struct mgb_ctx *ctx)
 		fail(&rv, r < 0 ? r : mgb_short_write_errno(be, &rv.file, wbuf, rv.size, 0, (size_t)r), "pwrite");
 		goto out;
 	}
-	if (query(&rv, &stamp, began) < 0 || refill(&rv, c, stamp, began) < 0)
+	if (query(&rv, &stamp, &change, began) < 0 || refill(&rv, c, stamp, began) < 0 ||
+	    (rv.has_change && refill(&rv, &rv.change_client, change, began) < 0))
 		goto out;
 	c->last_seen = c->version;
+	rv.change_client.last_seen = rv.change_client.version;
 
 	mgb_measure_begin(ctx);
 	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
@@ -429,6 +446,16 @@ static int reval_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "misses_ordering_per_s", json_real(mgb_per_s(c->miss_ordering, elapsed)));
 	json_object_set_new(ctx->metrics, "misses_inflight_per_s", json_real(mgb_per_s(c->miss_inflight, elapsed)));
 	json_object_set_new(ctx->metrics, "torn_reads", json_integer((json_int_t)c->torn));
+	if (rv.has_change) {
+		const struct client *cc = &rv.change_client;
+
+		json_object_set_new(ctx->metrics, "change",
+				    MGB_JSON_PACK("{s:I, s:I, s:I, s:I, s:I}", "rereads", (json_int_t)cc->rereads,
+						  "stale_polls", (json_int_t)cc->stale_polls,
+						  "misses_granularity", (json_int_t)cc->miss_granularity,
+						  "misses_ordering", (json_int_t)cc->miss_ordering,
+						  "misses_inflight", (json_int_t)cc->miss_inflight));
+	}
 	/* Too few fresh polls: the threads did not really run side by side; the misses say nothing. */
 	min_fresh = written / 10 < MIN_FRESH_POLLS ? written / 10 : MIN_FRESH_POLLS;
 	if (min_fresh == 0)
@@ -445,6 +472,7 @@ out:
 	pthread_mutex_destroy(&rv.lock);
 	free(wbuf);
 	free(c->buf);
+	free(rv.change_client.buf);
 	r = atomic_load(&rv.error);
 	if (r)
 		return mgb_err(ctx->err, "revalidate.dat: %s after %llu versions: %s", rv.error_what,

@@ -11,8 +11,23 @@ const struct mgb_backend_ops *const mgb_backends[] = {
 #ifdef HAVE_LIBURING
 	&mgb_backend_uring,
 #endif
+#ifdef HAVE_LIBNFS
+	&mgb_backend_nfs3,
+	&mgb_backend_nfs4,
+#endif
 	NULL,
 };
+
+const struct mgb_workload_option *mgb_backend_option_first(const char *name)
+{
+	for (size_t i = 0; mgb_backends[i]; i++) {
+		const struct mgb_workload_option *o = mgb_option_table_find(mgb_backends[i]->options, name);
+
+		if (o)
+			return o;
+	}
+	return NULL;
+}
 
 const struct mgb_backend_ops *mgb_backend_find(const char *name)
 {
@@ -58,3 +73,10 @@ int mgb_short_write_errno(struct mgb_backend *be, struct mgb_file *f, const void
 
 	return r < 0 ? (int)r : -EIO;
 }
+
+#ifndef HAVE_LIBNFS
+const char *mgb_backend_nfs_url(const struct mgb_backend_ops *ops, const void *params)
+{
+	return NULL;
+}
+#endif

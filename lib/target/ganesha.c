@@ -1,0 +1,442 @@
+/*
+ * The embedded NFS server: an nfs-ganesha (FSAL VFS) that mgbench starts for one target, on
+ * 127.0.0.1 and free ports, exporting the target's directory with attribute caching off and no
+ * grace period (see notes/nfs-loopback.md).  Config, log, pid file and recovery dir live in the
+ * session's private temp dir.
+ *
+ * Leaks are impossible by construction: ganesha (and rpcbind, when v3 needs one and none
+ * answers) is our child, in its own process group (a terminal's ^C reaches mgbench, which stops
+ * it in order) with a parent-death signal (a killed mgbench takes it along), inside the run's
+ * private mount namespace.  An rpcbind we start gets a private tmpfs over /run, so its lock,
+ * socket and warm-start files vanish with it, and a supervisor (see supervise()).
+ */
+#include "config.h"
+#include "target.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nfsc/libnfs.h>
+#include <nfsc/libnfs-raw.h>
+
+#define NFS_PROGRAM 100003
+#define MOUNT_PROGRAM 100005
+#define PORTMAP_PORT 111
+#define READY_TIMEOUT_NS (15 * MGB_NSEC_PER_SEC)
+#define STOP_TIMEOUT_NS (3 * MGB_NSEC_PER_SEC)
+#define START_TRIES 3
+
+/* A port nothing listens on right now (the kernel's pick); ganesha may still lose it to a race,
+ * which the caller retries. */
+static unsigned free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	unsigned port = 0;
+
+	if (fd < 0)
+		return 0;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+struct rpc_wait {
+	int done; /* 0 pending, 1 ok, -1 failed */
+};
+
+static void rpc_wait_cb(struct rpc_context *rpc, int status, void *data, void *priv)
+{
+	((struct rpc_wait *)priv)->done = status == RPC_STATUS_SUCCESS ? 1 : -1;
+}
+
+static int rpc_pump(struct rpc_context *rpc, struct rpc_wait *w, int64_t deadline)
+{
+	while (!w->done && mgb_clock_ns(CLOCK_MONOTONIC) < deadline) {
+		struct pollfd pfd = { .fd = rpc_get_fd(rpc), .events = (short)rpc_which_events(rpc) };
+
+		if (pfd.fd < 0 || poll(&pfd, 1, 20) < 0 || rpc_service(rpc, pfd.revents) < 0)
+			return -1;
+	}
+	return w->done == 1 ? 0 : -1;
+}
+
+/* Does a NULL call to prog/vers on 127.0.0.1:port get an answer within a second? */
+static bool rpc_answers(unsigned port, int prog, int vers)
+{
+	struct rpc_context *rpc = rpc_init_context();
+	int64_t deadline = mgb_clock_ns(CLOCK_MONOTONIC) + MGB_NSEC_PER_SEC;
+	struct rpc_wait w = { 0 };
+	bool ok = false;
+
+	if (!rpc)
+		return false;
+	if (rpc_connect_async(rpc, "127.0.0.1", (int)port, rpc_wait_cb, &w) == 0 && rpc_pump(rpc, &w, deadline) == 0) {
+		w.done = 0;
+		ok = rpc_null_async(rpc, prog, vers, rpc_wait_cb, &w) == 0 && rpc_pump(rpc, &w, deadline) == 0;
+	}
+	rpc_destroy_context(rpc);
+	return ok;
+}
+
+/* In a child, before exec: own process group, die with mgbench, quiet stdio.  SIGTERM as the
+ * parent-death signal: ganesha then still unregisters from the portmapper, so a later server
+ * can register there. */
+static void child_setup(pid_t parent, const char *out)
+{
+	int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0600);
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(127); /* mgbench died before the signal was armed */
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+	}
+	fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0)
+		dup2(fd, STDIN_FILENO);
+}
+
+/*
+ * rpcbind switches to its own user, and a credential change clears the parent-death signal, so
+ * it runs under a supervisor that keeps it: this child of ours (root, with the signal) starts
+ * rpcbind and, on SIGTERM from mgbench or from mgbench's death, stops it and exits.
+ */
+static void supervise(const char *const argv[])
+{
+	sigset_t set;
+	pid_t pid;
+	int sig, status;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	pid = fork();
+	if (pid == 0) {
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		_exit(126);
+	for (;;) {
+		if (sigwait(&set, &sig) != 0)
+			continue;
+		if (sig == SIGCHLD) {
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 125);
+			continue;
+		}
+		kill(pid, SIGTERM);
+		for (int i = 0; i < 200 && waitpid(pid, &status, WNOHANG) == 0; i++)
+			usleep(10000);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		_exit(0);
+	}
+}
+
+static pid_t spawn(const char *const argv[], const char *out, bool private_run)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid != 0)
+		return pid;
+	child_setup(parent, out);
+	if (!private_run) {
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("mgbench-rpcbind", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
+		_exit(126);
+	supervise(argv);
+	_exit(126);
+}
+
+/* SIGTERM, wait up to STOP_TIMEOUT_NS, then SIGKILL; always reaped. */
+static void stop_child(pid_t *pid)
+{
+	int64_t deadline = mgb_clock_ns(CLOCK_MONOTONIC) + STOP_TIMEOUT_NS;
+	int status;
+
+	if (*pid <= 0)
+		return;
+	kill(*pid, SIGTERM);
+	kill(*pid, SIGCONT); /* a stopped server handles its SIGTERM too */
+	while (waitpid(*pid, &status, WNOHANG) == 0) {
+		if (mgb_clock_ns(CLOCK_MONOTONIC) > deadline) {
+			kill(*pid, SIGKILL);
+			while (waitpid(*pid, &status, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		usleep(5000);
+	}
+	*pid = 0;
+}
+
+/* The portmapper v3 ganesha needs: one that answers is reused, else ours. */
+static int ensure_rpcbind(struct mgb_nfs_server *srv, char *err)
+{
+	static const char *const argv[] = { "/usr/sbin/rpcbind", "-f", NULL };
+	int64_t deadline;
+
+	if (rpc_answers(PORTMAP_PORT, 100000, 2))
+		return 0;
+	if (access(argv[0], X_OK) < 0)
+		return mgb_err(err, "NFSv3 needs rpcbind and %s is missing (run ./bootstrap)", argv[0]);
+	srv->rpcbind_pid = spawn(argv, NULL, true);
+	if (srv->rpcbind_pid < 0) {
+		srv->rpcbind_pid = 0;
+		return mgb_err(err, "fork rpcbind: %s", strerror(errno));
+	}
+	for (deadline = mgb_clock_ns(CLOCK_MONOTONIC) + 5 * MGB_NSEC_PER_SEC; mgb_clock_ns(CLOCK_MONOTONIC) < deadline;) {
+		if (waitpid(srv->rpcbind_pid, NULL, WNOHANG) == srv->rpcbind_pid) {
+			srv->rpcbind_pid = 0;
+			return mgb_err(err, "rpcbind exited at once (is port 111 taken by something else?)");
+		}
+		if (rpc_answers(PORTMAP_PORT, 100000, 2))
+			return 0;
+		usleep(10000);
+	}
+	stop_child(&srv->rpcbind_pid);
+	return mgb_err(err, "rpcbind did not answer on 127.0.0.1:111 within 5 s");
+}
+
+static int write_config(const struct mgb_nfs_server *srv, const char *conf, const char *export_path, char *err)
+{
+	FILE *f = fopen(conf, "we");
+	const char *proto = srv->nfs_version == 3 ? "3" : "4";
+
+	if (!f)
+		return mgb_err(err, "create %s: %s", conf, strerror(errno));
+	/* Attr_Expiration_Time = 0: every GETATTR asks the kernel, so what a client sees is the
+	 * filesystem's stamp and not ganesha's cache of it. */
+	fprintf(f,
+		"NFS_CORE_PARAM {\n"
+		"\tBind_addr = 127.0.0.1;\n\tNFS_Port = %u;\n\tMNT_Port = %u;\n\tProtocols = %s;\n"
+		"\tEnable_NLM = false;\n\tEnable_RQUOTA = false;\n\tEnable_UDP = false;\n"
+		"\tmount_path_pseudo = true;\n}\n"
+		"NFSv4 {\n\tGraceless = true;\n\tOnly_Numeric_Owners = true;\n\tLease_Lifetime = 120;\n"
+		"\tRecoveryRoot = %s/recov;\n}\n"
+		"EXPORT {\n\tExport_Id = 1;\n\tPath = %s;\n\tPseudo = /export;\n\tProtocols = %s;\n"
+		"\tTransports = TCP;\n\tAccess_Type = RW;\n\tSquash = None;\n\tSecType = sys;\n"
+		"\tAttr_Expiration_Time = 0;\n\tFSAL { Name = VFS; }\n}\n",
+		srv->nfs_port, srv->mnt_port, proto, srv->dir, export_path, proto);
+	if (fclose(f) != 0)
+		return mgb_err(err, "write %s: %s", conf, strerror(errno));
+	return 0;
+}
+
+/* The last lines of the log, joined with " | ", for an error message. */
+static void log_tail(const char *log, char *out, size_t len)
+{
+	char lines[3][160] = { "", "", "" }, line[1024];
+	unsigned n = 0;
+	FILE *f = fopen(log, "re");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		/* "date : epoch ... : host : nfs-ganesha-PID[thread] function :COMPONENT :LEVEL :text" */
+		char *text = strstr(line, "] ");
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!strstr(line, ":MAJ :") && !strstr(line, ":FATAL :") && !strstr(line, ":CRIT :") &&
+		    !strstr(line, "Error"))
+			continue;
+		if (strstr(line, ":DBUS :") || strstr(line, "krb5") || strstr(line, "credentials"))
+			continue; /* always there without dbus or kerberos; never the reason */
+		snprintf(lines[n % 3], sizeof(lines[0]), "%.150s", text ? text + 2 : line);
+		n++;
+	}
+	fclose(f);
+	for (unsigned i = n > 3 ? n - 3 : 0; i < n; i++) {
+		size_t used = strlen(out);
+
+		snprintf(out + used, len - used, "%s%s", used ? " | " : "", lines[i % 3]);
+	}
+}
+
+static void read_version(struct mgb_nfs_server *srv)
+{
+	char line[1024];
+	FILE *f = fopen(srv->log, "re");
+
+	while (f && !srv->version && fgets(line, sizeof(line), f)) {
+		char *v = strstr(line, "Ganesha Version ");
+
+		if (v) {
+			v += strlen("Ganesha Version ");
+			v[strcspn(v, " \n")] = '\0';
+			srv->version = strdup(v);
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Ready when the NULL procedure answers (NFS, and MOUNT for v3); not ready when it exited. */
+static int wait_ready(struct mgb_nfs_server *srv, int *status)
+{
+	int64_t deadline = mgb_clock_ns(CLOCK_MONOTONIC) + READY_TIMEOUT_NS;
+
+	while (mgb_clock_ns(CLOCK_MONOTONIC) < deadline) {
+		if (waitpid(srv->pid, status, WNOHANG) == srv->pid) {
+			srv->pid = 0;
+			return -1;
+		}
+		if (rpc_answers(srv->nfs_port, NFS_PROGRAM, srv->nfs_version) &&
+		    (srv->nfs_version != 3 || rpc_answers(srv->mnt_port, MOUNT_PROGRAM, 3)))
+			return 0;
+		usleep(10000);
+	}
+	*status = -1;
+	return -1;
+}
+
+static int start_once(struct mgb_nfs_server *srv, const char *export_path, bool *retry, char *err)
+{
+	char conf[4096], pidfile[4096], recov[4096], tail[MGB_ERR_LEN];
+	const char *argv[] = { "/usr/bin/ganesha.nfsd", "-F", "-L", srv->log, "-N", "NIV_EVENT", "-f", conf,
+			       "-p", pidfile, NULL };
+	int status = 0;
+
+	*retry = false;
+	snprintf(conf, sizeof(conf), "%s/ganesha.conf", srv->dir);
+	snprintf(pidfile, sizeof(pidfile), "%s/ganesha.pid", srv->dir);
+	snprintf(recov, sizeof(recov), "%s/recov", srv->dir);
+	/* A fresh recovery dir every start: old v4 client records would hold a grace period. */
+	mgb_remove_tree(recov);
+	mkdir(recov, 0700);
+	unlink(srv->log);
+	srv->nfs_port = free_port();
+	srv->mnt_port = free_port();
+	if (!srv->nfs_port || !srv->mnt_port || srv->nfs_port == srv->mnt_port) {
+		*retry = true;
+		return mgb_err(err, "no free TCP port on 127.0.0.1");
+	}
+	if (write_config(srv, conf, export_path, err) < 0)
+		return -1;
+	srv->pid = spawn(argv, srv->log, false);
+	if (srv->pid < 0) {
+		srv->pid = 0;
+		return mgb_err(err, "fork ganesha.nfsd: %s", strerror(errno));
+	}
+	if (wait_ready(srv, &status) == 0)
+		return 0;
+	log_tail(srv->log, tail, sizeof(tail));
+	if (status == -1) {
+		stop_child(&srv->pid);
+		return mgb_err(err, "nfs-ganesha did not answer on 127.0.0.1:%u within %lld s: %s", srv->nfs_port,
+			       (long long)(READY_TIMEOUT_NS / MGB_NSEC_PER_SEC), tail[0] ? tail : "(log empty)");
+	}
+	/* A port lost to a race, or a portmapper that went away: worth another try. */
+	*retry = strstr(tail, "binding") || strstr(tail, "register");
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return mgb_err(err, "%s not found (run ./bootstrap to install nfs-ganesha)", argv[0]);
+	return mgb_err(err, "nfs-ganesha exited (status %d) while starting: %s", status,
+		       tail[0] ? tail : "(log empty)");
+}
+
+/* FSAL VFS serves files by kernel file handles: a filesystem without them (ramfs) cannot be
+ * exported.  With a zero-sized buffer, a filesystem that has them answers EOVERFLOW. */
+static int check_exportable(const char *path, char *err)
+{
+	struct file_handle fh = { .handle_bytes = 0 };
+	int mount_id;
+
+	if (name_to_handle_at(AT_FDCWD, path, &fh, &mount_id, 0) < 0 && errno != EOVERFLOW)
+		return mgb_err(err, "nfs-ganesha cannot export %s: its VFS FSAL needs file handles, and "
+			       "name_to_handle_at says: %s", path, strerror(errno));
+	return 0;
+}
+
+int mgb_nfs_server_start(struct mgb_session *s, const char *export_path, int nfs_version,
+			 struct mgb_nfs_server *srv, char *err)
+{
+	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+	bool retry = true;
+	int r = -1;
+
+	memset(srv, 0, sizeof(*srv));
+	srv->nfs_version = nfs_version;
+	if (check_exportable(export_path, err) < 0)
+		return -2;
+	if (!s->tmpdir)
+		return mgb_err(err, "the embedded NFS server needs a scratch session");
+	if (access("/usr/bin/ganesha.nfsd", X_OK) < 0)
+		return mgb_err(err, "/usr/bin/ganesha.nfsd is missing: install nfs-ganesha and nfs-ganesha-vfs "
+			       "(run ./bootstrap), or give --nfs-url");
+	s->serial++;
+	if (asprintf(&srv->dir, "%s/ganesha-%u", s->tmpdir, s->serial) < 0 ||
+	    asprintf(&srv->log, "%s/ganesha.log", srv->dir) < 0)
+		return mgb_err(err, "out of memory");
+	if (mkdir(srv->dir, 0700) < 0)
+		return mgb_err(err, "mkdir %s: %s", srv->dir, strerror(errno));
+	for (int i = 0; r < 0 && retry && i < START_TRIES; i++) {
+		if (nfs_version == 3 && ensure_rpcbind(srv, err) < 0)
+			return -1;
+		r = start_once(srv, export_path, &retry, err);
+	}
+	if (r < 0) {
+		mgb_nfs_server_stop(srv);
+		return -1;
+	}
+	read_version(srv);
+	if (nfs_version == 3)
+		r = asprintf(&srv->url, "nfs://127.0.0.1/export?version=3&nfsport=%u&mountport=%u", srv->nfs_port,
+			     srv->mnt_port);
+	else
+		r = asprintf(&srv->url, "nfs://127.0.0.1/export?version=4&nfsport=%u", srv->nfs_port);
+	if (r < 0) {
+		srv->url = NULL;
+		mgb_nfs_server_stop(srv);
+		return mgb_err(err, "out of memory");
+	}
+	srv->start_ns = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+	return 0;
+}
+
+bool mgb_nfs_server_alive(const struct mgb_nfs_server *srv)
+{
+	siginfo_t si = { 0 };
+
+	/* WNOWAIT: a dead server stays unreaped, so stop still owns its pid. */
+	return srv->pid > 0 && waitid(P_PID, (id_t)srv->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
+}
+
+void mgb_nfs_server_stop(struct mgb_nfs_server *srv)
+{
+	stop_child(&srv->pid);
+	stop_child(&srv->rpcbind_pid);
+	if (srv->dir)
+		mgb_remove_tree(srv->dir);
+	free(srv->dir);
+	free(srv->log);
+	free(srv->url);
+	free(srv->version);
+	memset(srv, 0, sizeof(*srv));
+}

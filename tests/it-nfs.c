@@ -1,0 +1,504 @@
+/*
+ * Integration: the nfs3 and nfs4 backends against the embedded nfs-ganesha, on ext4 and tmpfs
+ * exports made by mgbench.
+ *   write, rename: ctime distinct on every queried round, never backwards; on v4 the change
+ *     attribute too; cell.server names the embedded ganesha, its version, the exported fs and
+ *     the NFS version, with its start time in the timings.
+ *   revalidate --sequenced misses nothing, for ctime and (v4) the change attribute, with two
+ *     clients (the writer's and the poller's contexts); free-running reports misses by class.
+ *   ramfs cannot be exported (no file handles): the cell is unsupported, saying why.
+ *   A server killed mid-run fails the run within seconds (exit 1, naming the server); a
+ *   stopped one within the timeout; SIGKILL of mgbench takes its server along; --nfs-url to a
+ *   port where nothing listens is a clear error.  Nothing is left: no process, mount or loop.
+ */
+#include "config.h"
+#include "helpers.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const backends[] = { "nfs3", "nfs4" };
+static const char *const filesystems[] = { "ext4", "tmpfs" };
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static json_t *cell_of(json_t *doc, const char *workload, const char *fs, const char *backend)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(doc, "cells"), i, c)
+		if (!strcmp(json_string_value(json_object_get(c, "workload")) ?: "", workload) &&
+		    !strcmp(json_string_value(json_object_get(c, "fs")) ?: "", fs) &&
+		    !strcmp(json_string_value(json_object_get(json_object_get(c, "backend"), "name")) ?: "", backend))
+			return c;
+	return NULL;
+}
+
+static const char *str_at(json_t *cell, const char *obj, const char *key)
+{
+	return json_string_value(json_object_get(json_object_get(cell, obj), key)) ?: "";
+}
+
+/* ganesha.nfsd processes whose config lies under this test's TMPDIR, or the rpcbinds mgbench
+ * started (their /run is mgbench's private tmpfs); optionally the first pid. */
+static unsigned count_servers(pid_t *first)
+{
+	const char *tmp = getenv("TMPDIR");
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	unsigned n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], buf[4096] = "", stat[64] = "";
+		size_t len;
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		for (size_t i = 0; i < len; i++)
+			if (!buf[i])
+				buf[i] = ' ';
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if ((f = fopen(path, "re"))) {
+			if (!fgets(stat, sizeof(stat), f))
+				stat[0] = '\0';
+			fclose(f);
+		}
+		if (strstr(stat, ") Z"))
+			continue; /* exited, not yet reaped */
+		if (strstr(buf, "ganesha.nfsd") && tmp && strstr(buf, tmp)) {
+			if (first && !n)
+				*first = atoi(e->d_name);
+			n++;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void check_no_server(const char *when)
+{
+	unsigned n = 0;
+
+	for (int i = 0; i < 100 && (n = count_servers(NULL)); i++)
+		usleep(50 * 1000);
+	T_CHECK(n == 0, "%s: %u ganesha.nfsd of this test still running", when, n);
+}
+
+static json_t *run(const char *name, const char *const *extra, const char *fs)
+{
+	const char *path = t_result_path(name);
+	const char *args[24] = { "run", NULL };
+	struct t_output o;
+	unsigned n = 1;
+	json_t *doc;
+
+	while (*extra)
+		args[n++] = *extra++;
+	args[n++] = "--fs";
+	args[n++] = fs;
+	args[n++] = "--backend";
+	args[n++] = "nfs3,nfs4";
+	args[n++] = "-o";
+	args[n++] = path;
+	args[n] = NULL;
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "%s: exit %d: %s", name, o.status, o.err);
+	fprintf(stderr, "%s:\n%s", name, o.out);
+	t_output_free(&o);
+	doc = t_load(path);
+	T_CHECK(doc != NULL, "%s: result document", name);
+	return doc;
+}
+
+static void check_server(json_t *cell, const char *label, const char *fs, int version)
+{
+	json_t *srv = json_object_get(cell, "server");
+
+	T_CHECK(json_is_object(srv), "%s: cell.server", label);
+	T_CHECK(!strcmp(str_at(cell, "server", "kind"), "embedded"), "%s: server.kind", label);
+	T_CHECK(!strcmp(str_at(cell, "server", "software"), "nfs-ganesha"), "%s: server.software", label);
+	T_CHECK(*str_at(cell, "server", "version"), "%s: server.version", label);
+	T_CHECK(!strcmp(str_at(cell, "server", "export_fs"), fs), "%s: server.export_fs %s", label,
+		str_at(cell, "server", "export_fs"));
+	T_CHECK(json_integer_value(json_object_get(srv, "nfs_version")) == version, "%s: server.nfs_version", label);
+	T_CHECK(json_integer_value(json_object_get(srv, "start_ns")) > 0, "%s: server.start_ns", label);
+	T_CHECK(json_integer_value(json_object_get(json_object_get(cell, "timings"), "server_start_ns")) > 0,
+		"%s: timings.server_start_ns", label);
+}
+
+static void write_and_rename(void)
+{
+	static const char *const wargs[] = { "write", "--rounds", "300", NULL };
+	static const char *const rargs[] = { "rename", "--rounds", "200", NULL };
+	json_t *w = run("write.json", wargs, "ext4,tmpfs"), *r = run("rename.json", rargs, "ext4,tmpfs");
+
+	for (size_t f = 0; f < 2; f++)
+		for (size_t b = 0; b < 2; b++) {
+			json_t *c = cell_of(w, "write", filesystems[f], backends[b]);
+			json_t *rc = cell_of(r, "rename", filesystems[f], backends[b]);
+			char label[64];
+
+			snprintf(label, sizeof(label), "write %s %s", filesystems[f], backends[b]);
+			T_CHECK(c && !strcmp(json_string_value(json_object_get(c, "status")), "ok"), "%s: ok", label);
+			if (!c)
+				continue;
+			check_server(c, label, filesystems[f], b ? 4 : 3);
+			T_CHECK(t_metric(c, "ctime.distinct") == 300, "%s: ctime distinct %g of 300", label,
+				t_metric(c, "ctime.distinct"));
+			T_CHECK(t_metric(c, "ctime.backwards") == 0, "%s: ctime backwards", label);
+			T_CHECK(t_metric(c, "ctime.future") == 0, "%s: ctime future", label);
+			if (b) {
+				T_CHECK(t_metric(c, "change.distinct") == 300, "%s: change distinct %g of 300", label,
+					t_metric(c, "change.distinct"));
+				T_CHECK(t_metric(c, "change.backwards") == 0, "%s: change backwards", label);
+			} else {
+				T_CHECK(isnan(t_metric(c, "change.rounds")), "%s: no change attribute over v3", label);
+			}
+			snprintf(label, sizeof(label), "rename %s %s", filesystems[f], backends[b]);
+			T_CHECK(rc && !strcmp(json_string_value(json_object_get(rc, "status")), "ok"), "%s: ok", label);
+			if (rc) {
+				T_CHECK(t_metric(rc, "ctime.distinct_ratio") == 1, "%s: file ctime distinct %g", label,
+					t_metric(rc, "ctime.distinct_ratio"));
+				T_CHECK(t_metric(rc, "ctime.backwards") == 0, "%s: backwards", label);
+			}
+		}
+	json_decref(w);
+	json_decref(r);
+}
+
+static void revalidate(void)
+{
+	static const char *const seq[] = { "revalidate", "--sequenced", "--rounds", "500", NULL };
+	static const char *const free_run[] = { "revalidate", "--rounds", "1000", NULL };
+	json_t *s = run("sequenced.json", seq, "ext4,tmpfs"), *fr = run("free.json", free_run, "tmpfs");
+	static const char *const classes[] = { "misses_granularity", "misses_ordering", "misses_inflight" };
+
+	for (size_t f = 0; f < 2; f++)
+		for (size_t b = 0; b < 2; b++) {
+			json_t *c = cell_of(s, "revalidate", filesystems[f], backends[b]);
+			char label[64];
+
+			snprintf(label, sizeof(label), "revalidate --sequenced %s %s", filesystems[f], backends[b]);
+			T_CHECK(c && !strcmp(json_string_value(json_object_get(c, "status")), "ok"), "%s: ok", label);
+			if (!c)
+				continue;
+			/* Two clients at least: the writer's and the poller's. */
+			T_CHECK(t_metric(c, "versions_written") == 500, "%s: versions", label);
+			T_CHECK(json_integer_value(json_object_get(json_object_get(c, "backend_metrics"), "clients")) >= 2,
+				"%s: separate clients", label);
+			/* The poller saw every version through its own connection: no client cache hid them. */
+			T_CHECK(t_metric(c, "fresh_polls") == 500, "%s: fresh polls %g of 500", label, t_metric(c, "fresh_polls"));
+			for (size_t k = 0; k < 3; k++) {
+				char key[64];
+
+				T_CHECK(t_metric(c, classes[k]) == 0, "%s: %s %g", label, classes[k], t_metric(c, classes[k]));
+				snprintf(key, sizeof(key), "change.%s", classes[k]);
+				if (b)
+					T_CHECK(t_metric(c, key) == 0, "%s: %s %g", label, key, t_metric(c, key));
+			}
+		}
+	for (size_t b = 0; b < 2; b++) {
+		json_t *c = cell_of(fr, "revalidate", "tmpfs", backends[b]);
+
+		T_CHECK(c && !strcmp(json_string_value(json_object_get(c, "status")), "ok"), "free %s: ok", backends[b]);
+		if (!c)
+			continue;
+		for (size_t k = 0; k < 3; k++)
+			T_CHECK(!isnan(t_metric(c, classes[k])), "free %s: %s reported", backends[b], classes[k]);
+		T_CHECK(t_metric(c, "polls") > 0, "free %s: polls", backends[b]);
+		T_CHECK(json_is_boolean(json_object_get(json_object_get(c, "metrics"), "conclusive")), "free %s: judged",
+			backends[b]);
+		if (b)
+			T_CHECK(!isnan(t_metric(c, "change.misses_granularity")), "free nfs4: change misses reported");
+	}
+	json_decref(s);
+	json_decref(fr);
+}
+
+static void ramfs_unsupported(void)
+{
+	const char *path = t_result_path("ramfs.json");
+	const char *const args[] = { "run", "write", "--fs", "ramfs", "--backend", "nfs4", "--rounds", "10", "-o", path,
+				     "-q", NULL };
+	struct t_output o;
+	json_t *doc, *c;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "ramfs: exit %d: %s", o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(path);
+	c = doc ? cell_of(doc, "write", "ramfs", "nfs4") : NULL;
+	T_CHECK(c && !strcmp(json_string_value(json_object_get(c, "status")), "unsupported"), "ramfs: unsupported");
+	T_CHECK(c && strstr(json_string_value(json_object_get(c, "error")) ?: "", "file handles"), "ramfs: says why");
+	json_decref(doc);
+}
+
+/* Start a long write over backend, wait until it runs, and hand back mgbench's and ganesha's pids. */
+static pid_t start_long_run(const char *backend, const char *timeout, pid_t *server)
+{
+	const char *bin = getenv("MGBENCH") ?: "./mgbench";
+	char path[512], err[512];
+	pid_t pid;
+
+	/* t_result_path's buffer is reused: copy both names before the fork */
+	snprintf(path, sizeof(path), "%s", t_result_path("long.json"));
+	snprintf(err, sizeof(err), "%s", t_result_path("long.err"));
+	pid = fork();
+	int waited = 0;
+
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout) || !freopen(err, "w", stderr))
+			_exit(127);
+		execl(bin, bin, "run", "write", "--fs", "tmpfs", "--backend", backend, "--nfs-timeout", timeout, "--rounds",
+		      "1000000000", "-o", path, "-q", (char *)NULL);
+		_exit(127);
+	}
+	while (!t_in_workload(pid, "write") && waited++ < 500)
+		usleep(20 * 1000);
+	T_CHECK(t_in_workload(pid, "write"), "%s: the run reached the workload", backend);
+	usleep(300 * 1000);
+	*server = 0;
+	count_servers(server);
+	T_CHECK(*server > 0, "%s: the embedded server runs", backend);
+	return pid;
+}
+
+static int wait_exit(pid_t pid, double *took)
+{
+	double t0 = now_s();
+	int status;
+
+	waitpid(pid, &status, 0);
+	*took = now_s() - t0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static char *read_err(void)
+{
+	static char buf[2048];
+	FILE *f = fopen(t_result_path("long.err"), "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static void server_dies(void)
+{
+	struct t_host before;
+
+	t_host_snapshot(&before);
+	for (size_t b = 0; b < 2; b++) {
+		pid_t server, pid = start_long_run(backends[b], "5", &server);
+		double took;
+		int rc;
+
+		if (server > 0)
+			kill(server, SIGKILL);
+		rc = wait_exit(pid, &took);
+		fprintf(stderr, "%s: killed server: exit %d after %.2f s: %s", backends[b], rc, took, read_err());
+		T_CHECK(rc == 1, "%s: killed server: exit %d (want 1)", backends[b], rc);
+		T_CHECK(took < 5, "%s: killed server: failed within seconds (%.2f s)", backends[b], took);
+		T_CHECK(strstr(read_err(), "NFS server exited"), "%s: the error names the server: %s", backends[b],
+			read_err());
+
+		/* A server that stops answering: the call times out (--nfs-timeout 1). */
+		pid = start_long_run(backends[b], "1", &server);
+		if (server > 0)
+			kill(server, SIGSTOP);
+		rc = wait_exit(pid, &took);
+		fprintf(stderr, "%s: stopped server: exit %d after %.2f s: %s", backends[b], rc, took, read_err());
+		T_CHECK(rc == 1, "%s: stopped server: exit %d (want 1)", backends[b], rc);
+		T_CHECK(took < 10, "%s: stopped server: failed within seconds (%.2f s)", backends[b], took);
+		T_CHECK(strstr(read_err(), "timed out"), "%s: says it timed out: %s", backends[b], read_err());
+		check_no_server(backends[b]);
+	}
+	/* SIGKILL of mgbench: the parent-death signal takes the server along. */
+	{
+		pid_t server, pid = start_long_run("nfs3", "5", &server);
+		double took;
+
+		kill(pid, SIGKILL);
+		wait_exit(pid, &took);
+		check_no_server("after SIGKILL of mgbench");
+	}
+	/* SIGINT: an orderly stop, the server stopped with it. */
+	{
+		pid_t server, pid = start_long_run("nfs4", "5", &server);
+		double took;
+		int rc;
+
+		kill(pid, SIGINT);
+		rc = wait_exit(pid, &took);
+		T_CHECK(rc == 130, "SIGINT: exit %d (want 130)", rc);
+		check_no_server("after SIGINT");
+	}
+	t_host_check_clean(&before, "after the server tests");
+}
+
+static unsigned dead_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	unsigned port = 0;
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd); /* bound, never listening, now closed: nothing answers there */
+	return port;
+}
+
+/* The NFS port of a running embedded server, from its config in that run's private namespace
+ * (/proc/PID/root resolves paths in the server's own mounts); *export gets the exported dir. */
+static unsigned server_port(pid_t server, char *export, size_t len)
+{
+	char path[700], line[1024], conf[512] = "";
+	unsigned port = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)server);
+	if ((f = fopen(path, "re"))) {
+		size_t n = fread(line, 1, sizeof(line) - 1, f);
+
+		line[n] = '\0';
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(line + i, "-f") && i + 3 < n) {
+				snprintf(conf, sizeof(conf), "%s", line + i + 3);
+				break;
+			}
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)server, conf);
+	if (!conf[0] || !(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, " NFS_Port = %u;", &port);
+		if (sscanf(line, " Path = %511[^;];", conf) == 1)
+			snprintf(export, len, "/proc/%d/root%s", (int)server, conf);
+	}
+	fclose(f);
+	return port;
+}
+
+static unsigned count_mgbench_dirs(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	while (d && (e = readdir(d)))
+		n += !strncmp(e->d_name, "mgbench.", 8);
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* --nfs-url to a server someone else runs (here: another mgbench's embedded one). */
+static void url_to_server(void)
+{
+	const char *path = t_result_path("url-ok.json");
+	char url[128], export[700] = "", rounds[] = "200";
+	const char *args[] = { "run", "write", "--backend", "nfs4", "--nfs-url", url, "--rounds", rounds, "-o", path, "-q",
+			       NULL };
+	pid_t server = 0, pid = start_long_run("nfs4", "5", &server);
+	unsigned port = server > 0 ? server_port(server, export, sizeof(export)) : 0;
+	struct t_output o;
+	json_t *doc, *c;
+	double took;
+
+	T_CHECK(port > 0 && export[0], "the other run's server port and export (%u, %s)", port, export);
+	snprintf(url, sizeof(url), "nfs://127.0.0.1/export?nfsport=%u", port);
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "--nfs-url %s: exit %d: %s", url, o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(path);
+	c = doc ? cell_of(doc, "write", "url", "nfs4") : NULL;
+	T_CHECK(c && !strcmp(json_string_value(json_object_get(c, "status")), "ok"), "--nfs-url: ok");
+	if (c) {
+		T_CHECK(!strcmp(str_at(c, "server", "kind"), "url") && !strcmp(str_at(c, "server", "url"), url),
+			"--nfs-url: server.kind url, with the URL");
+		T_CHECK(t_metric(c, "ctime.distinct") == 200 && t_metric(c, "change.distinct") == 200,
+			"--nfs-url: distinct ctime and change on every round");
+	}
+	T_CHECK(count_mgbench_dirs(export) == 0, "--nfs-url: its directory on the server was removed (%u left)",
+		count_mgbench_dirs(export));
+	json_decref(doc);
+	kill(pid, SIGINT);
+	wait_exit(pid, &took);
+	check_no_server("after the --nfs-url server's run");
+}
+
+static void url_to_nothing(void)
+{
+	const char *path = t_result_path("url.json");
+	char url[128];
+	const char *args[] = { "run", "write", "--backend", "nfs4", "--nfs-url", url, "--rounds", "10", "-o", path, "-q",
+			       NULL };
+	const char *bad[] = { "run", "write", "--backend", "sync,nfs4", "--nfs-url", url, NULL };
+	struct t_output o;
+	struct t_host before;
+	double t0 = now_s();
+
+	snprintf(url, sizeof(url), "nfs://127.0.0.1/export?version=4&nfsport=%u", dead_port());
+	t_host_snapshot(&before);
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 1, "--nfs-url to nothing: exit %d (want 1)", o.status);
+	T_CHECK(strstr(o.err, "mount nfs://127.0.0.1") && strchr(o.err, '\n') == strrchr(o.err, '\n'),
+		"one clear line: %s", o.err);
+	T_CHECK(now_s() - t0 < 10, "--nfs-url to nothing: quick (%.2f s)", now_s() - t0);
+	fprintf(stderr, "--nfs-url %s: %s", url, o.err);
+	t_output_free(&o);
+	check_no_server("--nfs-url");
+	t_host_check_clean(&before, "--nfs-url");
+
+	t_mgbench(&o, bad);
+	T_CHECK(o.status == 2 && strstr(o.err, "NFS backends only"), "--nfs-url with sync: exit %d: %s", o.status, o.err);
+	t_output_free(&o);
+}
+
+int main(void)
+{
+#ifndef HAVE_LIBNFS
+	fprintf(stderr, "SKIP: built without libnfs\n");
+	return T_SKIP;
+#endif
+	t_require_root();
+	if (access("/usr/bin/ganesha.nfsd", X_OK) < 0) {
+		/* bootstrap installs it; without it this test would test nothing */
+		fprintf(stderr, "FAIL: /usr/bin/ganesha.nfsd missing (run ./bootstrap)\n");
+		return T_FAIL;
+	}
+	write_and_rename();
+	revalidate();
+	ramfs_unsupported();
+	server_dies();
+	url_to_nothing();
+	url_to_server();
+	check_no_server("at the end");
+	return t_result();
+}
