@@ -6,7 +6,9 @@
  *     the NFS version, with its start time in the timings.
  *   revalidate --sequenced misses nothing, for ctime and (v4) the change attribute, with two
  *     clients (the writer's and the poller's contexts); free-running reports misses by class.
- *   ramfs cannot be exported (no file handles): the cell is unsupported, saying why.
+ *   ramfs cannot be exported (no file handles): the cell is unsupported, saying why.  The
+ *     non-multigrain control NFS can export is ext2: its clients see coarse ctimes (and, over
+ *     v4, a coarse change attribute), where the ext4 export beside it gives distinct ones.
  *   A server killed mid-run fails the run within seconds (exit 1, naming the server); a
  *   stopped one within the timeout; SIGKILL of mgbench takes its server along; --nfs-url to a
  *   port where nothing listens is a clear error.  Nothing is left: no process, mount or loop.
@@ -254,6 +256,35 @@ static void ramfs_unsupported(void)
 	json_decref(doc);
 }
 
+/* ext2 (ext4's driver, without FS_MGTIME) exports fine, and stamps from the coarse clock: a
+ * round of write+GETATTR takes ~0.1 ms against a 1-10 ms tick, so most rounds share a ctime. */
+static void coarse_export(void)
+{
+	static const char *const args[] = { "write", "--rounds", "300", NULL };
+	json_t *doc = run("ext2.json", args, "ext2");
+	double floor_moves;
+
+	for (size_t b = 0; b < 2; b++) {
+		json_t *c = cell_of(doc, "write", "ext2", backends[b]);
+		char label[64];
+
+		snprintf(label, sizeof(label), "write ext2 %s", backends[b]);
+		T_CHECK(c && !strcmp(json_string_value(json_object_get(c, "status")), "ok"), "%s: ok", label);
+		if (!c)
+			continue;
+		check_server(c, label, "ext2", b ? 4 : 3);
+		/* No more distinct values than ticks and floor moves (other processes' fine stamps) allow. */
+		floor_moves = t_check_coarse_bound(doc, c, label, t_metric(c, "ctime.distinct"), 300);
+		if (floor_moves < 30)
+			T_CHECK(t_metric(c, "ctime.distinct_ratio") < 0.5, "%s: ctime distinct %g, expected coarse",
+				label, t_metric(c, "ctime.distinct_ratio"));
+		T_CHECK(t_metric(c, "ctime.backwards") == 0, "%s: ctime backwards", label);
+		if (b) /* ganesha builds the change attribute from the stamps: no finer than they are */
+			t_check_coarse_bound(doc, c, "change attribute on ext2", t_metric(c, "change.distinct"), 300);
+	}
+	json_decref(doc);
+}
+
 /* Start a long write over backend, wait until it runs, and hand back mgbench's and ganesha's pids. */
 static pid_t start_long_run(const char *backend, const char *timeout, pid_t *server)
 {
@@ -496,6 +527,7 @@ int main(void)
 	write_and_rename();
 	revalidate();
 	ramfs_unsupported();
+	coarse_export();
 	server_dies();
 	url_to_nothing();
 	url_to_server();
