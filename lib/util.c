@@ -103,6 +103,53 @@ int mgb_run_program(const char *const argv[], char *err)
 	return 0;
 }
 
+pid_t mgb_spawn_piped(const char *const argv[], const char *cwd, void (*setup)(void), int *out_fd, char *err)
+{
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return mgb_err(err, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return mgb_err(err, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		if (setup)
+			setup();
+		if (null >= 0)
+			dup2(null, STDIN_FILENO);
+		dup2(pfd[1], STDOUT_FILENO);
+		dup2(pfd[1], STDERR_FILENO);
+		if (cwd && chdir(cwd))
+			_exit(126);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	*out_fd = pfd[0];
+	return pid;
+}
+
+int mgb_wait_child(pid_t pid, int *status, char *err)
+{
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return mgb_err(err, "waitpid: %s", strerror(errno));
+	return 0;
+}
+
+int mgb_child_result(const char *program, int status, char *err)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return mgb_err(err, "cannot run %s", program);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int mgb_find_system_program(const char *name, char *path, size_t len)
 {
 	static const char *const dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin" };

@@ -76,35 +76,15 @@ char *mgb_cache_dir(char *err)
 
 int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err)
 {
-	int pfd[2];
+	int rfd, status;
 	pid_t pid;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
-	int status;
 
 	if (out)
 		*out = NULL;
-	if (pipe2(pfd, O_CLOEXEC))
-		return mgb_err(err, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return mgb_err(err, "fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		if (null >= 0)
-			dup2(null, 0);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		if (cwd && chdir(cwd))
-			_exit(126);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(pfd[1]);
+	if ((pid = mgb_spawn_piped(argv, cwd, NULL, &rfd, err)) < 0)
+		return -1;
 	for (;;) {
 		ssize_t n;
 
@@ -116,28 +96,25 @@ int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err
 			buf = nb;
 			cap = cap ? cap * 2 : 8192;
 		}
-		n = read(pfd[0], buf + len, cap - len - 1);
+		n = read(rfd, buf + len, cap - len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
 		len += (size_t)n;
 	}
-	close(pfd[0]);
+	close(rfd);
 	if (buf)
 		buf[len] = '\0';
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			free(buf);
-			return mgb_err(err, "waitpid: %s", strerror(errno));
-		}
+	if (mgb_wait_child(pid, &status, err) < 0) {
+		free(buf);
+		return -1;
+	}
 	if (out)
 		*out = buf;
 	else
 		free(buf);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return mgb_err(err, "cannot run %s", argv[0]);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return mgb_child_result(argv[0], status, err);
 }
 
 /* The last "E:" line of apt's output (or its last line), for a one-line error. */

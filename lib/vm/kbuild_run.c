@@ -40,46 +40,33 @@ static void last_target(const char *buf, size_t len, char *target, size_t tlen)
 	}
 }
 
+/* In make's child: make passes SIGTERM on to the compilers it runs.  An outer make's jobserver
+ * and overrides (make check runs us), and settings that would change what the kernel's make
+ * builds, stay out. */
+static void make_child_setup(void)
+{
+	static const char *const drop[] = { "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "GNUMAKEFLAGS",
+					    "CROSS_COMPILE", "LLVM", "KBUILD_OUTPUT", "KCONFIG_CONFIG", "KCFLAGS",
+					    "KCPPFLAGS", "CC", "LD" };
+
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(drop); i++)
+		unsetenv(drop[i]);
+}
+
 int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, bool progress,
 		      const char *label, char *err)
 {
-	int pfd[2], status;
+	int rfd, status;
 	pid_t pid;
 	int64_t start = mgb_clock_ns(CLOCK_MONOTONIC), last = 0;
 	char buf[8192], target[64] = "";
 	bool shown = false;
 
-	if (pipe2(pfd, O_CLOEXEC))
-		return mgb_err(err, "pipe: %s", strerror(errno));
-	if ((pid = fork()) < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return mgb_err(err, "fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		/* make passes SIGTERM on to the compilers it runs */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		/* an outer make's jobserver and overrides (make check runs us), and settings that would
-		 * change what the kernel's make builds, stay out */
-		static const char *const drop[] = { "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
-						    "GNUMAKEFLAGS", "CROSS_COMPILE", "LLVM", "KBUILD_OUTPUT",
-						    "KCONFIG_CONFIG", "KCFLAGS", "KCPPFLAGS", "CC", "LD" };
-		for (size_t i = 0; i < MGB_ARRAY_SIZE(drop); i++)
-			unsetenv(drop[i]);
-		if (null >= 0)
-			dup2(null, 0);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		if (cwd && chdir(cwd))
-			_exit(126);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(pfd[1]);
+	if ((pid = mgb_spawn_piped(argv, cwd, make_child_setup, &rfd, err)) < 0)
+		return -1;
 	for (;;) {
-		ssize_t n = read(pfd[0], buf, sizeof(buf));
+		ssize_t n = read(rfd, buf, sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -101,13 +88,10 @@ int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, bool
 			shown = true;
 		}
 	}
-	close(pfd[0]);
+	close(rfd);
 	if (shown)
 		fprintf(stderr, "\r\033[K");
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return mgb_err(err, "waitpid: %s", strerror(errno));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return mgb_err(err, "cannot run %s", argv[0]);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (mgb_wait_child(pid, &status, err) < 0)
+		return -1;
+	return mgb_child_result(argv[0], status, err);
 }
