@@ -74,4 +74,11 @@ int mgb_wait_child(pid_t pid, int *status, char *err);
 /* A finished child's exit code (128 + N for signal N), or an error for one that could not run. */
 int mgb_child_result(const char *program, int status, char *err);
 
+/*
+ * A directory root may write to or read code from: it and every directory above it are owned by
+ * root or the caller and not writable by others (above it, a sticky directory such as /tmp is
+ * fine; at the path itself only if sticky_ok).  0, or -1 with err naming the culprit.
+ */
+int mgb_check_trusted_dir(const char *path, bool sticky_ok, char *err);
+
 #endif
