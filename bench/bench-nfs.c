@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * make bench: what the NFS cells' rates mean.  A GETATTR round trip through libnfs to the
  * embedded nfs-ganesha on loopback against a local statx (stat, one thread), and write+GETATTR
@@ -77,9 +78,14 @@ static void run_variant(const char *bin, struct variant *v, const char *fs, int 
 int main(void)
 {
 	const char *bin = getenv("MGBENCH") ?: "./mgbench";
-	char out[4096];
+	char dir[] = "/tmp/mgbench-bench-nfs.XXXXXX", out[64];
 
-	snprintf(out, sizeof(out), "/tmp/mgbench-bench-nfs-%d.json", (int)getpid());
+	/* a directory of our own: a fixed name in /tmp could be someone else's symlink */
+	if (!mkdtemp(dir)) {
+		perror("bench-nfs: mkdtemp");
+		return 1;
+	}
+	snprintf(out, sizeof(out), "%s/run.json", dir);
 	printf("NFS through libnfs to the embedded nfs-ganesha on 127.0.0.1,\n"
 	       "against local syscalls: median of %d interleaved runs\n\n", REPEATS);
 	printf("%-6s %-20s %10s %10s %8s %9s\n", "fs", "operation", "ops/s", "per op", "vs local", "server up");
@@ -100,5 +106,6 @@ int main(void)
 	}
 	printf("\nper op: 1/ops; vs local: how many times slower than the local\n"
 	       "syscall figure of the same kind on the same fs.\n");
+	rmdir(dir);
 	return 0;
 }

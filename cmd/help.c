@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mgbench help [<command>]: the command list, or one command's usage. */
 #include "config.h"
 #include "mgbench.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mgbench info: what this kernel does with timestamps.  Kernel release and version, the coarse
  * tick measured, clock resolutions, whether the debugfs counters and timestamp tracepoints
@@ -24,7 +25,12 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: mgbench info [--fs LIST | --dir PATH] [--json]\n\n"
 		     "Reports the kernel, its clocks and, per filesystem, whether multigrain\n"
-		     "timestamps are in effect (default: " MGB_DEFAULT_FS ").\n");
+		     "timestamps are in effect.\n\n"
+		     "options:\n"
+		     "    --fs LIST   filesystems to make and probe\n"
+		     "                (default " MGB_DEFAULT_FS ")\n"
+		     "    --dir PATH  probe an existing directory instead\n"
+		     "    --json      print a JSON object (schema mgbench/1/info)\n");
 }
 
 static json_t *probe_fs(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir,
@@ -69,6 +75,7 @@ static void print_text(json_t *kernel, json_t *fss)
 	printf("resolution   realtime %lld ns, realtime_coarse %lld ns\n",
 	       (long long)json_integer_value(json_object_get(res, "realtime")),
 	       (long long)json_integer_value(json_object_get(res, "realtime_coarse")));
+	printf("clocksource  %.59s\n", json_string_value(json_object_get(clocks, "clocksource")) ?: "not readable");
 	printf("debugfs      %s\n", json_is_true(json_object_get(kernel, "multigrain_debugfs")) ?
 	       MGB_DEBUGFS_COUNTERS " present" : "multigrain counters absent");
 	printf("tracepoints ");

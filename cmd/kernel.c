@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mgbench kernel build: a guest kernel for `mgbench vm` from a source tree or a Debian source
  * package, a patch series and mgbench's config fragment, cached by what went into it.
  */
 #include "config.h"
 #include "mgbench.h"
+#include "kbuild.h"
 #include "stop.h"
 #include "util.h"
 #include "vm.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mgbench list: workloads with their summaries and options, filesystems, backends. */
 #include "config.h"
 #include "backend.h"

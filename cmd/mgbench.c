@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mgbench: the command table and dispatch. */
 #include "config.h"
 #include "mgbench.h"

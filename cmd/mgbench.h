@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The command table.  To add a subcommand:
  *   1. write cmd/<verb>.c with `int cmd_<verb>(int argc, char **argv)` (argv[0] is the verb),
@@ -9,6 +10,7 @@
 #ifndef MGB_CMD_H
 #define MGB_CMD_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 enum {
@@ -27,6 +29,14 @@ int cmd_help(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+
+/* What a `run` command line asks for, checked without running it (vm checks its guest's command
+ * on the host, before a boot): 0, a usage error (printed; MGB_EXIT_USAGE), or -1 after --help. */
+struct mgb_run_check {
+	bool output;         /* -o given */
+	bool json, nfs, nfs_url;
+};
+int mgb_run_args_check(int argc, char **argv, struct mgb_run_check *c);
 
 typedef int (*mgb_cmd_fn)(int argc, char **argv);
 

@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mgbench plot: a picture of result documents, drawn by gnuplot (png, svg, or text for email). */
 #include "config.h"
 #include "compare.h"
 #include "doc.h"
 #include "mgbench.h"
 #include "plot.h"
+#include "result.h"
 #include "util.h"
 #include "workload.h"
 
@@ -12,6 +14,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,12 +24,13 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: mgbench plot [options] FILE.json [MORE.json ...] -o OUT.png|.svg|.txt\n"
+		"usage: mgbench plot [options] FILE.json [MORE.json ...] -o OUT\n"
 		"\n"
 		"Draws result documents with gnuplot: .txt is a text plot of at most 72\n"
 		"columns for an email.\n"
 		"\n"
-		"  -o OUT               the picture; its suffix picks the format\n"
+		"  -o OUT               the picture; its suffix, .png, .svg or .txt,\n"
+		"                       picks the format\n"
 		"  --workload W         the workload to draw (default: the first)\n"
 		"  --kind K             distinct (bars of the distinct ratio), steps\n"
 		"                       (ctime step distribution), counts (statx06's\n"
@@ -69,8 +73,8 @@ static int kind_of(const char *s, enum mgb_plot_kind *k)
 	return -1;
 }
 
-/* Run gnuplot on the script; 0 when it exited 0. */
-static int run_gnuplot(const char *script, size_t len, char *err)
+/* Run gnuplot on the script with its standard output on out_fd; 0 when it exited 0. */
+static int run_gnuplot(const char *script, size_t len, int out_fd, char *err)
 {
 	int pfd[2], status;
 	pid_t pid;
@@ -85,6 +89,7 @@ static int run_gnuplot(const char *script, size_t len, char *err)
 		return mgb_err(err, "fork: %s", strerror(errno));
 	if (pid == 0) {
 		dup2(pfd[0], STDIN_FILENO);
+		dup2(out_fd, STDOUT_FILENO);
 		close(pfd[0]);
 		close(pfd[1]);
 		execl(GNUPLOT_PATH, "gnuplot", (char *)NULL);
@@ -102,8 +107,10 @@ static int run_gnuplot(const char *script, size_t len, char *err)
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return mgb_err(err, "waitpid: %s", strerror(errno));
+	if (WIFSIGNALED(status))
+		return mgb_err(err, "gnuplot was killed by signal %d", WTERMSIG(status));
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return mgb_err(err, "gnuplot failed (status %d): see its message above", status);
+		return mgb_err(err, "gnuplot exited %d: see its message above", WEXITSTATUS(status));
 	return 0;
 }
 
@@ -127,59 +134,135 @@ static char *script_for(json_t *const *docs, const char *const *labels, unsigned
 	return text;
 }
 
-static int write_file(const char *path, const char *text, size_t len, char *err)
+/* Reserve an output file: in a directory nobody else can write (root would otherwise write
+ * where another user can plant a symlink), as an unnamed file named only when whole. */
+static int open_output(struct mgb_output *o, const char *path, char *err)
 {
-	FILE *f = fopen(path, "we");
+	char *copy = strdup(path);
+	int rc;
 
-	if (!f)
-		return mgb_err(err, "%s: %s", path, strerror(errno));
-	if (fwrite(text, 1, len, f) != len || fclose(f) != 0)
-		return mgb_err(err, "writing %s: %s", path, strerror(errno));
-	return 0;
+	if (!copy)
+		return mgb_err(err, "out of memory");
+	rc = mgb_check_trusted_dir(dirname(copy), true, err);
+	free(copy);
+	if (rc == 0)
+		rc = mgb_output_open(o, path, err);
+	return rc < 0 ? -1 : 0;
 }
 
 /* gnuplot's dumb terminal starts a page with a form feed and pads lines with blanks: an email
- * wants neither. */
-static int tidy_text_plot(const char *path, char *err)
+ * wants neither.  In place; the new length. */
+static size_t tidy_text_plot(char *text, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	char *text = NULL, *o;
-	size_t len = 0;
-	int c;
-	FILE *m = open_memstream(&text, &len);
+	char *o = text;
+	size_t k = 0;
 
-	if (!f || !m) {
-		if (f)
-			fclose(f);
-		if (m)
-			fclose(m);
-		free(text);
-		return mgb_err(err, "%s: %s", path, strerror(errno));
-	}
-	while ((c = fgetc(f)) != EOF)
-		if (c != '\f')
-			fputc(c, m);
-	fclose(f);
-	fclose(m);
-	o = text;
-	for (char *line = text, *nl; *line; line = nl + 1) {
-		size_t n;
+	for (size_t i = 0; i < len; i++)
+		if (text[i] != '\f')
+			text[k++] = text[i];
+	for (size_t i = 0; i < k;) {
+		size_t e = i, n;
 
-		nl = strchr(line, '\n');
-		if (!nl)
-			nl = line + strlen(line) - 1;
-		n = (size_t)(nl - line) + (*nl != '\n');
-		while (n > 0 && line[n - 1] == ' ')
+		while (e < k && text[e] != '\n')
+			e++;
+		n = e - i;
+		while (n > 0 && text[i + n - 1] == ' ')
 			n--;
-		memmove(o, line, n);
+		memmove(o, text + i, n);
 		o += n;
 		*o++ = '\n';
-		if (!nl[1] || !*nl)
-			break;
+		i = e + 1;
 	}
-	c = write_file(path, text, (size_t)(o - text), err);
-	free(text);
-	return c;
+	return (size_t)(o - text);
+}
+
+/* The picture: gnuplot draws into memory (*pic, malloc'd), which mgbench then writes whole. */
+static int draw(const char *script, size_t len, const struct mgb_plot *p, char **pic, size_t *size, char *err)
+{
+	int fd = memfd_create("mgbench-plot", MFD_CLOEXEC), rc = -1;
+	off_t end;
+
+	*pic = NULL;
+	if (fd < 0)
+		return mgb_err(err, "memfd_create: %s", strerror(errno));
+	if (run_gnuplot(script, len, fd, err) < 0)
+		goto out;
+	if ((end = lseek(fd, 0, SEEK_END)) <= 0 || !(*pic = malloc((size_t)end)) ||
+	    pread(fd, *pic, (size_t)end, 0) != end) {
+		mgb_err(err, "reading gnuplot's picture: %s", end == 0 ? "gnuplot drew nothing" : strerror(errno));
+		goto out;
+	}
+	*size = p->format == MGB_PLOT_TXT ? tidy_text_plot(*pic, (size_t)end) : (size_t)end;
+	rc = 0;
+out:
+	if (rc) {
+		free(*pic);
+		*pic = NULL;
+	}
+	close(fd);
+	return rc;
+}
+
+/* A text plot has no room for long labels under its clusters: the documents are A, B, ... in
+ * the picture, and this legend below it names them (control characters made '?', folded at
+ * 72 columns). */
+static char *text_legend(char *const *labels, unsigned ndocs, size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "\n");
+	for (unsigned d = 0; d < ndocs; d++) {
+		unsigned col = 3;
+
+		fprintf(f, "%c: ", 'A' + d);
+		for (const char *s = labels[d]; *s; s++, col++) {
+			if (col == 72) {
+				fprintf(f, "\n   ");
+				col = 3;
+			}
+			fputc((unsigned char)*s < ' ' || *s == 0x7f ? '?' : *s, f);
+		}
+		fputc('\n', f);
+	}
+	fclose(f);
+	return text;
+}
+
+/* The text picture with the legend of its letters appended. */
+static int add_legend(char **pic, size_t *size, char *const *labels, unsigned ndocs, char *err)
+{
+	size_t n;
+	char *legend = text_legend(labels, ndocs, &n), *both;
+
+	if (!legend || !(both = realloc(*pic, *size + n))) {
+		free(legend);
+		return mgb_err(err, "out of memory");
+	}
+	memcpy(both + *size, legend, n);
+	*pic = both;
+	*size += n;
+	free(legend);
+	return 0;
+}
+
+/* Each document holds cells of the workload drawn, or plot names the one that does not. */
+static int check_workload(json_t *const *docs, char *const *paths, unsigned ndocs, const char *workload,
+			  char *err)
+{
+	for (unsigned d = 0; d < ndocs; d++) {
+		size_t i;
+		json_t *cell;
+		bool found = false;
+
+		json_array_foreach(json_object_get(docs[d], "cells"), i, cell)
+			found |= !strcmp(json_string_value(json_object_get(cell, "workload")) ?: "", workload);
+		if (!found)
+			return mgb_err(err, "%s: no %s cells (choose another with --workload)", paths[d], workload);
+	}
+	return 0;
 }
 
 /* Legends: what tells the documents apart, the kernel (and mg) or else the file name. */
@@ -219,7 +302,12 @@ int cmd_plot(int argc, char **argv)
 	struct mgb_plot p = { 0 };
 	const char *out = NULL, *script_path = NULL;
 	json_t *docs[MAX_DOCS];
-	char *labels[MAX_DOCS], err[MGB_ERR_LEN] = "", *script = NULL, *tmp = NULL;
+	char *labels[MAX_DOCS], err[MGB_ERR_LEN] = "", *script = NULL;
+	struct mgb_output pic, saved;
+	char *picture = NULL;
+	size_t size = 0;
+	bool have_pic = false, have_saved = false, text_letters;
+	const char *shown[MAX_DOCS];
 	unsigned ndocs = 0;
 	size_t len;
 	int c, rc = MGB_EXIT_FAIL;
@@ -262,37 +350,59 @@ int cmd_plot(int argc, char **argv)
 	if (!p.workload)
 		p.workload = json_string_value(json_object_get(json_array_get(json_object_get(docs[0], "cells"), 0),
 							       "workload"));
-	make_labels(docs, argv + optind, ndocs, labels);
-	/* The picture appears whole or not at all: gnuplot draws into a temporary name. */
-	if (asprintf(&tmp, "%s.tmp.%d%s", out, (int)getpid(), strrchr(out, '.')) < 0)
-		goto out_labels;
-	p.output = tmp;
-	script = script_for(docs, (const char *const *)labels, ndocs, &p, &len, err);
-	if (!script || run_gnuplot(script, len, err) < 0 ||
-	    (p.format == MGB_PLOT_TXT && tidy_text_plot(tmp, err) < 0) || rename(tmp, out) < 0) {
-		if (script && !*err)
-			mgb_err(err, "%s: %s", out, strerror(errno));
+	if (check_workload(docs, argv + optind, ndocs, p.workload, err) < 0) {
 		fprintf(stderr, "mgbench plot: %s\n", err);
-		unlink(tmp);
+		goto out;
+	}
+	make_labels(docs, argv + optind, ndocs, labels);
+	if (script_path && !mgb_plot_path_ok(out)) {
+		rc = mgb_usage_error("plot", "--script: a gnuplot script cannot name an -o file with a control character");
 		goto out_labels;
 	}
+	/* Both files are reserved before gnuplot runs, and appear whole or not at all. */
+	if (open_output(&pic, out, err) < 0)
+		goto fail;
+	have_pic = true;
+	if (script_path && open_output(&saved, script_path, err) < 0)
+		goto fail;
+	have_saved = script_path != NULL;
+	p.output = NULL; /* no file name in the drawing script: gnuplot draws on its stdout */
+	/* a text plot of several documents names them by letter, with a legend below */
+	text_letters = p.format == MGB_PLOT_TXT && ndocs > 1;
+	for (unsigned d = 0; d < ndocs; d++)
+		shown[d] = text_letters ? "A\0B\0C\0D\0E\0F\0G\0H\0I\0J\0K\0L\0M\0N\0O\0P" + 2 * d : labels[d];
+	script = script_for(docs, shown, ndocs, &p, &len, err);
+	if (!script || draw(script, len, &p, &picture, &size, err) < 0)
+		goto fail;
+	if (text_letters && add_legend(&picture, &size, labels, ndocs, err) < 0)
+		goto fail;
+	have_pic = false;
+	if (mgb_output_commit_bytes(&pic, picture, size, err) < 0)
+		goto fail;
 	if (script_path) {
 		/* the saved script draws to the real name */
 		free(script);
 		p.output = out;
-		script = script_for(docs, (const char *const *)labels, ndocs, &p, &len, err);
-		if (!script || write_file(script_path, script, len, err) < 0) {
-			fprintf(stderr, "mgbench plot: %s\n", err);
-			goto out_labels;
-		}
+		if (!(script = script_for(docs, (const char *const *)labels, ndocs, &p, &len, err)))
+			goto fail;
+		have_saved = false;
+		if (mgb_output_commit_bytes(&saved, script, len, err) < 0)
+			goto fail;
 	}
 	rc = MGB_EXIT_OK;
+	goto out_labels;
+fail:
+	fprintf(stderr, "mgbench plot: %s\n", err);
 out_labels:
+	if (have_pic)
+		mgb_output_abort(&pic);
+	if (have_saved)
+		mgb_output_abort(&saved);
 	for (unsigned d = 0; d < ndocs; d++)
 		free(labels[d]);
 out:
+	free(picture);
 	free(script);
-	free(tmp);
 	for (unsigned d = 0; d < ndocs; d++)
 		json_decref(docs[d]);
 	return rc;

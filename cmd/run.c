@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mgbench run <workload>[,<workload>...] [options]
  *
@@ -5,6 +6,7 @@
  * session, runs every cell, and writes the result document and the table.
  */
 #include "config.h"
+#include "report.h"
 #include "backend.h"
 #include "check.h"
 #include "mgbench.h"
@@ -378,13 +380,14 @@ static bool is_directory(const char *path, char *err)
 
 static char *default_output_name(const struct run_opts *ro)
 {
-	char when[32], *name;
+	char when[32], *stem, *name;
 	time_t now = time(NULL);
 
 	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", localtime(&now));
-	if (asprintf(&name, "mgbench-%s-%s.json", ro->nworkloads == 1 ? ro->workloads[0]->name : "suite",
-		     when) < 0)
+	if (asprintf(&stem, "mgbench-%s-%s", ro->nworkloads == 1 ? ro->workloads[0]->name : "suite", when) < 0)
 		return NULL;
+	name = mgb_output_unused_name(stem);
+	free(stem);
 	return name;
 }
 
@@ -433,6 +436,31 @@ static int run_plan(const struct run_opts *ro, struct mgb_session *s, json_t *do
 	return rc;
 }
 
+/* What parse_args cannot see option by option. */
+static int check_combinations(const struct run_opts *ro)
+{
+	int rc = 0;
+
+	if (ro->dir && ro->fs_given)
+		return mgb_usage_error("run", "--dir and --fs exclude each other");
+	if (nfs_url_of(ro)) {
+		for (unsigned i = 0; i < ro->nbackends && rc == 0; i++)
+			if (!ro->backends[i]->nfs_version)
+				rc = mgb_usage_error("run", "--nfs-url runs NFS backends only, not '%s'", ro->backends[i]->name);
+		if (rc == 0 && (ro->dir || ro->fs_given))
+			rc = mgb_usage_error("run", "--nfs-url excludes --dir and --fs (the server's export is the target)");
+	}
+	return rc;
+}
+
+static void free_params(struct run_opts *ro)
+{
+	for (unsigned i = 0; i < ro->nworkloads; i++)
+		free(ro->params[i]);
+	for (unsigned i = 0; i < MAX_ITEMS; i++)
+		free(ro->backend_params[i]);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts ro = { 0 };
@@ -454,21 +482,10 @@ int cmd_run(int argc, char **argv)
 		return MGB_EXIT_OK;
 	}
 	rc = parse_args(argc, argv, &ro);
+	if (rc == 0)
+		rc = check_combinations(&ro);
 	if (rc != 0)
 		goto out_params;
-	if (ro.dir && ro.fs_given) {
-		rc = mgb_usage_error("run", "--dir and --fs exclude each other");
-		goto out_params;
-	}
-	if (nfs_url_of(&ro)) {
-		for (unsigned i = 0; i < ro.nbackends && rc == 0; i++)
-			if (!ro.backends[i]->nfs_version)
-				rc = mgb_usage_error("run", "--nfs-url runs NFS backends only, not '%s'", ro.backends[i]->name);
-		if (rc == 0 && (ro.dir || ro.fs_given))
-			rc = mgb_usage_error("run", "--nfs-url excludes --dir and --fs (the server's export is the target)");
-		if (rc)
-			goto out_params;
-	}
 
 	/* Check what can be checked before reserving the output or touching the system. */
 	if (ro.dir && !is_directory(ro.dir, err)) {
@@ -477,12 +494,21 @@ int cmd_run(int argc, char **argv)
 		goto out_params;
 	}
 	outname = ro.output ? strdup(ro.output) : default_output_name(&ro);
-	if (mgb_output_open(&out, outname, err) < 0) {
-		fprintf(stderr, "mgbench run: %s\n", err);
+	if (!outname || mgb_output_open(&out, outname, err) < 0) {
+		fprintf(stderr, "mgbench run: %s\n", outname ? err : "out of memory");
 		rc = MGB_EXIT_FAIL;
 		goto out_params;
 	}
+	out.no_replace = !ro.output; /* -o FILE replaces FILE; a name we chose replaces nothing */
 	mgb_stop_install();
+	/* With --dir, only the embedded NFS server needs root: say that, not "use --dir" (D17) */
+	if (geteuid() != 0 && ro.dir && any_nfs_backend(&ro) && !nfs_url_of(&ro)) {
+		fprintf(stderr, "mgbench run: the embedded NFS server needs root "
+				"(or give --nfs-url for a server of your own)\n");
+		mgb_output_abort(&out);
+		rc = MGB_EXIT_FAIL;
+		goto out_params;
+	}
 	/* Scratch space for filesystems, or for an embedded NFS server's files in --dir runs. */
 	if (mgb_session_begin(&session, !nfs_url_of(&ro) && (ro.dir == NULL || any_nfs_backend(&ro)), err) < 0) {
 		fprintf(stderr, "mgbench run: %s\n", err);
@@ -535,9 +561,38 @@ int cmd_run(int argc, char **argv)
 	json_decref(doc);
 out_params:
 	free(outname);
-	for (unsigned i = 0; i < ro.nworkloads; i++)
-		free(ro.params[i]);
-	for (unsigned i = 0; i < MAX_ITEMS; i++)
-		free(ro.backend_params[i]);
+	free_params(&ro);
 	return rc < 0 ? MGB_EXIT_OK : rc;
+}
+
+int mgb_run_args_check(int argc, char **argv, struct mgb_run_check *c)
+{
+	struct run_opts ro = { 0 };
+	char **copy;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if (argc < 2)
+		return mgb_usage_error("run", "no workload (see 'mgbench list')");
+	/* parsing cuts comma lists in place: the caller's argv stays whole */
+	if (!(copy = calloc((size_t)argc + 1, sizeof(*copy))))
+		return mgb_usage_error("run", "out of memory");
+	rc = 0;
+	for (int i = 0; i < argc && !rc; i++)
+		if (!(copy[i] = strdup(argv[i])))
+			rc = mgb_usage_error("run", "out of memory");
+	if (rc == 0)
+		rc = parse_args(argc, copy, &ro);
+	if (rc == 0)
+		rc = check_combinations(&ro);
+	c->output = ro.output != NULL;
+	c->json = ro.json;
+	c->nfs = any_nfs_backend(&ro);
+	c->nfs_url = nfs_url_of(&ro) != NULL;
+	free_params(&ro);
+	for (int i = 0; i < argc; i++)
+		free(copy[i]);
+	free(copy);
+	optind = 1;
+	return rc;
 }

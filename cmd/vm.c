@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mgbench vm: the same command inside another kernel under qemu.  The guest runs this mgbench
  * from an initramfs; its result document comes back over the serial console and is written
@@ -14,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { OPT_KERNEL = 256, OPT_MODULES, OPT_ACCEL, OPT_CPUS, OPT_MEM, OPT_TIMEOUT, OPT_TEST_INIT_EXIT };
+enum { OPT_KERNEL = 256, OPT_MODULES, OPT_ACCEL, OPT_CPUS, OPT_MEM, OPT_TIMEOUT, OPT_INIT_TIMEOUT, OPT_TEST_INIT_EXIT };
 
 static const struct option opts[] = {
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
@@ -31,6 +31,7 @@ static const struct option opts[] = {
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "init-timeout", required_argument, NULL, OPT_INIT_TIMEOUT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -52,7 +53,11 @@ static void usage(FILE *f)
 		"  --cpus N        virtual CPUs (default 1)\n"
 		"  --mem MIB       guest memory in MiB (default 1024)\n"
 		"  --timeout S     give up on the guest after S seconds (default 600)\n"
-		"  -o, --output F  result document (default mgbench-vm-DATE.json)\n"
+		"  --init-timeout S  give up when the guest has not reached its init\n"
+		"                  S seconds after qemu started (default 120, at\n"
+		"                  most --timeout): a damaged kernel prints nothing\n"
+		"  -o, --output F  result document (default mgbench-vm-DATE.json); or\n"
+		"                  run's -o, not both\n"
 		"  -q, --quiet     no console output, errors only\n");
 }
 
@@ -84,6 +89,10 @@ static char **guest_argv(int argc, char **argv, const char **output, const char 
 		}
 		if (run && !strncmp(argv[i], "--output=", 9)) {
 			*output = argv[i] + 9;
+			continue;
+		}
+		if (run && !strncmp(argv[i], "-o", 2) && argv[i][2]) { /* -oFILE */
+			*output = argv[i] + 2;
 			continue;
 		}
 		if (!strcmp(argv[i], "--fs") && i + 1 < argc)
@@ -121,37 +130,26 @@ static const char **module_targets(const char *list, char **copy)
 	return v;
 }
 
-/* Is path inside dir (the session's temp dir, which its tmpfs covers)? */
-static bool hidden_by(const char *path, const char *dir)
+/*
+ * The guest's command is checked here, before anything is downloaded or booted: a usage error
+ * (an unknown workload or filesystem, an option without its value) is the run's own message and
+ * exit 2, at once.  The document comes back to the host, which writes it: so one -o, and no
+ * --json; and the guest has neither a network nor an NFS server.
+ */
+static int check_guest_run(int argc, char **argv, const char *vm_output)
 {
-	size_t n = dir ? strlen(dir) : 0;
+	struct mgb_run_check c;
+	int rc = mgb_run_args_check(argc, argv, &c);
 
-	return n && !strncmp(path, dir, n) && path[n] == '/';
-}
-
-/* A copy of the open file fd in dir (malloc'd path), or NULL with err set. */
-static char *copy_fd_into(int fd, const char *dir, char *err)
-{
-	char *p = NULL;
-	struct stat st;
-	int out = -1;
-	off_t off = 0;
-
-	if (fstat(fd, &st) || asprintf(&p, "%s/kernel", dir) < 0 ||
-	    (out = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
-		goto fail;
-	while (off < st.st_size)
-		if (sendfile(out, fd, &off, (size_t)(st.st_size - off)) <= 0)
-			goto fail;
-	if (close(out))
-		goto fail;
-	return p;
-fail:
-	mgb_err(err, "cannot copy the kernel into %s: %s", dir, strerror(errno));
-	if (out >= 0)
-		close(out);
-	free(p);
-	return NULL;
+	if (rc)
+		return rc;
+	if (c.output && vm_output)
+		return mgb_usage_error("vm", "two outputs (vm -o %s and the run's -o): give one", vm_output);
+	if (c.json)
+		return mgb_usage_error("vm", "run --json does not go under vm: the host writes the document (vm -o FILE)");
+	if (c.nfs || c.nfs_url)
+		return mgb_usage_error("vm", "the NFS backends do not run in a guest (it has no NFS server and no network)");
+	return 0;
 }
 
 static char *default_output(void)
@@ -161,23 +159,49 @@ static char *default_output(void)
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
-	strftime(name, sizeof(name), "mgbench-vm-%Y%m%d-%H%M%S.json", &tm);
-	return strdup(name);
+	strftime(name, sizeof(name), "mgbench-vm-%Y%m%d-%H%M%S", &tm);
+	return mgb_output_unused_name(name);
+}
+
+/*
+ * A guest whose measured tick is not the one its kernel was built with lost ticks (TCG under
+ * load): every per-tick figure then scales with the tick it really had.  Flag it in the
+ * document (vm.tick_matches_config) and say so.
+ */
+static void note_lost_ticks(json_t *doc, bool quiet)
+{
+	json_t *vm = json_object_get(doc, "vm");
+	const char *hz = json_string_value(
+		json_object_get(json_object_get(json_object_get(vm, "kernel_config"), "options"), "CONFIG_HZ"));
+	json_int_t measured = json_integer_value(
+		json_object_get(json_object_get(json_object_get(doc, "kernel"), "clocks"), "coarse_tick_ns"));
+	double want = hz && atoi(hz) > 0 ? 1e9 / atoi(hz) : 0;
+	bool matches = want > 0 && measured > 0 && measured < want * 1.25 && measured > want * 0.75;
+
+	if (want <= 0 || measured <= 0) {
+		json_object_set_new(vm, "tick_matches_config", json_null());
+		return;
+	}
+	json_object_set_new(vm, "tick_matches_config", json_boolean(matches));
+	if (!matches && !quiet)
+		fprintf(stderr, "mgbench vm: the guest measured a %lld ns tick, its config says HZ=%s (%.0f ns): "
+			"it lost ticks (TCG under load?); per-tick figures scale with the tick it had\n",
+			(long long)measured, hz, want);
 }
 
 int cmd_vm(int argc, char **argv)
 {
 	const char *kernel = NULL, *modules = NULL, *accel = "tcg", *output = NULL, *fs = NULL;
-	unsigned cpus = 1, mem = 1024, timeout = 600;
+	unsigned cpus = 1, mem = 1024, timeout = 600, init_timeout = 0;
 	bool quiet = false, test_init_exit = false, have_out = false, session_up = false;
 	struct mgb_vm_kernel k = { 0 };
 	struct mgb_vm_boot b = { 0 };
 	struct mgb_output out;
 	struct mgb_session session;
 	char err[MGB_ERR_LEN] = "", **gargv = NULL, **mods = NULL, *fscopy = NULL, *qver = NULL;
-	char *initrd = NULL, *outname = NULL, *kcopy = NULL;
+	char *initrd = NULL, *outname = NULL;
 	const char **targets = NULL;
-	int c, rc = MGB_EXIT_FAIL, kfd = -1;
+	int c, rc = MGB_EXIT_FAIL;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
@@ -201,6 +225,10 @@ int cmd_vm(int argc, char **argv)
 			if (parse_uint("--timeout", optarg, 5, 86400, &timeout))
 				return MGB_EXIT_USAGE;
 			break;
+		case OPT_INIT_TIMEOUT:
+			if (parse_uint("--init-timeout", optarg, 5, 86400, &init_timeout))
+				return MGB_EXIT_USAGE;
+			break;
 		case 'o': output = optarg; break;
 		case 'q': quiet = true; break;
 		case OPT_TEST_INIT_EXIT: test_init_exit = true; break;
@@ -215,51 +243,68 @@ int cmd_vm(int argc, char **argv)
 		return mgb_usage_error("vm", "no command: mgbench vm --kernel K -- run WORKLOAD ...");
 	if (strcmp(argv[optind], "run") && strcmp(argv[optind], "info") && strcmp(argv[optind], "list"))
 		return mgb_usage_error("vm", "the guest runs run, info or list, not '%s'", argv[optind]);
+	if (!strcmp(argv[optind], "run")) {
+		int first = optind;
+
+		if ((c = check_guest_run(argc - first, argv + first, output)))
+			return c < 0 ? MGB_EXIT_OK : c;
+		optind = first;
+	}
 	if (!(gargv = guest_argv(argc - optind, argv + optind, &output, &fs)))
 		goto out;
 
 	/* Everything that can fail fast, before any download or boot. */
+	if (geteuid() != 0) {
+		mgb_err(err, "needs root (the guest's files are assembled in a private scratch tmpfs)");
+		goto fail;
+	}
 	if (!(qver = mgb_vm_qemu_version(err)))
 		goto fail;
 	if (strncmp(kernel, "debian:", 7) && mgb_vm_kernel_check(kernel, err))
 		goto fail;
 	if (!strcmp(gargv[0], "run") && argc - optind > 1) {
 		outname = output ? strdup(output) : default_output();
+		if (!outname) {
+			mgb_err(err, "out of memory");
+			goto fail;
+		}
 		if (mgb_output_open(&out, outname, err) < 0)
 			goto fail;
+		out.no_replace = !output; /* -o FILE replaces FILE; a name we chose replaces nothing */
 		have_out = true;
 	}
 	mgb_stop_install();
-	if (mgb_vm_kernel_get(kernel, modules, quiet, &k, err))
-		goto fail;
-	targets = module_targets(fs, &fscopy);
-	if (!targets || mgb_vm_modules(&k, targets, &mods, err))
-		goto fail;
-	/* a kernel under $TMPDIR is about to be hidden by the session's private tmpfs: hold it open */
-	if ((kfd = open(k.image, O_RDONLY | O_CLOEXEC)) < 0) {
-		mgb_err(err, "cannot open %s: %s", k.image, strerror(errno));
-		goto fail;
-	}
-	/* the initramfs lives in the session's private temp dir, gone however we exit */
+	/* the initramfs and a --modules index live in the session's private temp dir, gone however
+	 * we exit */
 	if (mgb_session_begin(&session, true, err) < 0)
 		goto fail_session;
 	session_up = true;
-	if (hidden_by(k.image, session.tmpdir)) {
-		if (!(kcopy = copy_fd_into(kfd, session.tmpdir, err)))
-			goto fail;
-	}
+	if (mgb_vm_kernel_get(kernel, modules, session.tmpdir, quiet, &k, err))
+		goto fail;
+	targets = module_targets(fs, &fscopy);
+	if (!targets || (mgb_vm_modules(&k, targets, &mods, err) &&
+			 (mgb_stop_requested() || mgb_vm_reindex(&k, session.tmpdir, err) ||
+			  mgb_vm_modules(&k, targets, &mods, err))))
+		goto fail;
 	{
 		struct mgb_vm_guest g = { (const char *const *)gargv, mods, test_init_exit };
 
 		if (!(initrd = mgb_vm_initramfs(session.tmpdir, &g, err)))
 			goto fail;
 	}
-	b.image = kcopy ? kcopy : k.image;
+	if (mgb_stop_requested()) {
+		mgb_err(err, "interrupted (signal %d) before the boot", (int)mgb_stop_signal);
+		goto fail;
+	}
+	b.image = k.image;
 	b.initrd = initrd;
 	b.accel = accel;
 	b.cpus = cpus;
 	b.mem_mib = mem;
 	b.timeout_s = timeout;
+	b.init_timeout_s = init_timeout ? init_timeout : MGB_VM_INIT_TIMEOUT_S;
+	if (b.init_timeout_s > timeout)
+		b.init_timeout_s = timeout;
 	b.quiet = quiet;
 	if (!quiet)
 		fprintf(stderr, "mgbench vm: booting %s (%s) under %s, %u CPU, %u MiB\n",
@@ -285,8 +330,8 @@ int cmd_vm(int argc, char **argv)
 		if (!strcmp(k.kind, "build")) {
 			json_t *m = json_loads(k.manifest, 0, &je);
 
-			src = json_pack("{s:s, s:s, s:s?, s:o?}", "kind", "build", "path", k.image, "version",
-					k.release, "manifest", m);
+			src = json_pack("{s:s, s:s, s:s?, s:o?, s:b}", "kind", "build", "path", k.image, "version",
+					k.release, "manifest", m, "verified", k.verified);
 		} else if (!strcmp(k.kind, "path"))
 			src = json_pack("{s:s, s:s, s:s?}", "kind", "path", "path", k.image, "version",
 					k.release);
@@ -294,10 +339,12 @@ int cmd_vm(int argc, char **argv)
 			src = json_pack("{s:s, s:s, s:s}", "kind", "debian", "package", k.package, "version",
 					k.version);
 		json_object_set_new(doc, "vm",
-				    json_pack("{s:s, s:s, s:s, s:i, s:i, s:o, s:f}", "qemu_version", qver,
-					      "accel", b.accel_used, "cpu", "max", "cpus", (int)cpus,
-					      "mem_mib", (int)mem, "kernel_source", src, "boot_s",
-					      b.boot_s));
+				    mgb_vm_outer_host_json(json_pack(
+					    "{s:s, s:s, s:s, s:i, s:i, s:o, s:o, s:f}", "qemu_version", qver, "accel",
+					    b.accel_used, "cpu", "max", "cpus", (int)cpus, "mem_mib", (int)mem,
+					    "kernel_source", src, "kernel_config", mgb_vm_kernel_config_json(&k),
+					    "boot_s", b.boot_s)));
+		note_lost_ticks(doc, quiet);
 		rc = mgb_output_commit(&out, doc, err);
 		json_decref(doc);
 		have_out = false;
@@ -319,8 +366,6 @@ out:
 		mgb_output_abort(&out);
 	if (session_up)
 		mgb_session_end(&session);
-	if (kfd >= 0)
-		close(kfd);
 	mgb_vm_boot_free(&b);
 	mgb_vm_kernel_free(&k);
 	mgb_strv_free(mods);
@@ -330,6 +375,5 @@ out:
 	free(qver);
 	free(initrd);
 	free(outname);
-	free(kcopy);
 	return rc;
 }

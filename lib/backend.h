@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Backends: how an operation reaches the kernel.  Like fio's ioengines, a backend is a table of
  * operations; a workload calls them and never a syscall directly, so the same workload runs
@@ -99,6 +100,10 @@ struct mgb_backend_ops {
 	/* What the backend measured during the cell (io_uring: requests, punts), as a JSON object
 	 * for cell.backend_metrics; NULL when it has nothing to say. */
 	json_t *(*cell_metrics)(struct mgb_backend *be);
+	/* Optional: the backend's event counts since it was opened, as a JSON object of integers
+	 * (null where unknown), for a workload to subtract over a window of its own (cost's
+	 * phases); io_uring: requests, punted, writes, writes_punted. */
+	json_t *(*counts)(struct mgb_backend *be);
 	/* After a failed cell: what the backend found it cannot do (io_uring: the opcode the kernel
 	 * lacks), making the cell "unsupported"; NULL when nothing. */
 	const char *(*unsupported)(struct mgb_backend *be);
@@ -136,9 +141,6 @@ int mgb_short_write_errno(struct mgb_backend *be, struct mgb_file *f, const void
 
 /* The backend as cell.backend: {"name": ..., "options": {...}}. */
 json_t *mgb_backend_to_json(const struct mgb_backend_ops *ops, const void *params);
-/* The name from cell.backend, which older documents hold as a plain string. */
-const char *mgb_backend_name_of(json_t *cell);
-
 extern const struct mgb_backend_ops mgb_backend_sync;
 #ifdef HAVE_LIBURING
 extern const struct mgb_backend_ops mgb_backend_uring;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Probes: what the kernel says.  Clocks (resolution, the measured coarse tick), the global
  * debugfs multigrain counters, per-inode tracepoint counts and the empirical multigrain test.
@@ -18,12 +19,17 @@ struct mgb_clockinfo {
 	int64_t res_monotonic_coarse_ns;
 	int64_t coarse_tick_ns; /* measured step of CLOCK_REALTIME_COARSE */
 	double hz;              /* 1e9 / coarse_tick_ns */
+	char clocksource[32];   /* the kernel's current clocksource ("tsc", "kvm-clock"), or "" */
 };
 
 void mgb_clock_probe(struct mgb_clockinfo *ci);
 json_t *mgb_clock_to_json(const struct mgb_clockinfo *ci);
 /* Sleep-free wait until CLOCK_REALTIME_COARSE has stepped n times. */
 void mgb_wait_coarse_ticks(unsigned n);
+/* Sleep-free wait until CLOCK_REALTIME_COARSE is past t_ns (CLOCK_REALTIME): every fine stamp
+ * taken before t_ns, and the floor they lifted, is then behind the coarse clock.  At most 100 ms,
+ * so that a stamp from the future cannot hang a run. */
+void mgb_wait_coarse_past(int64_t t_ns);
 
 #define MGB_DEBUGFS_COUNTERS "/sys/kernel/debug/multigrain_timestamps"
 

@@ -1,10 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Targets: where a workload's files live.
  *
  * A session owns everything a run creates.  It moves the process into a private mount namespace
  * (so the kernel removes every mount, and with it every autoclear loop device, when the run exits,
- * however it exits) and mounts a fresh tmpfs over $TMPDIR inside it to hold image files and mount
- * points, so nothing is ever written to the host's temp directory.  A target is one filesystem inside the session: a loop-mounted ext4/xfs/btrfs
+ * however it exits) and mounts a fresh tmpfs, inside it only, on a new directory of its own under
+ * $TMPDIR (mgbench-scratch.PID.NS.XXXXXX) to hold image files and mount points: nothing else under
+ * $TMPDIR is hidden, and a SIGKILL leaves at most that empty directory, which the next run removes.
+ * A target is one filesystem inside the session: a loop-mounted ext4/xfs/btrfs
  * image, a tmpfs or ramfs, or a subdirectory of an existing directory (--dir).
  */
 #ifndef MGB_TARGET_H
@@ -32,7 +35,7 @@ const struct mgb_fs_type *mgb_fs_type_find(const char *name);
 
 struct mgb_session {
 	bool private_ns;    /* running in our own mount namespace */
-	char *tmpdir;       /* private temp directory: a tmpfs over $TMPDIR, in our namespace only */
+	char *tmpdir;       /* scratch directory under $TMPDIR, a tmpfs in our namespace only */
 	bool tmpdir_mounted;
 	unsigned serial;    /* names targets uniquely within the session */
 };
@@ -78,6 +81,7 @@ struct mgb_nfs_server {
 	int nfs_version;       /* 3 or 4 */
 	pid_t pid, rpcbind_pid; /* our children (rpcbind only when none answered), 0 when none */
 	char *dir;             /* config, log, pid file, recovery dir: in the session's temp dir */
+	char *export_dir;      /* what is exported: a new directory in the target's, both 0700 */
 	char *log;
 	unsigned nfs_port, mnt_port;
 	char *url;             /* for libnfs: nfs://127.0.0.1/export?version=N&nfsport=... */

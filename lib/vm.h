@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * VM machinery (used by cmd/vm.c, and by `mgbench kernel build` for the cache and apt): a
  * persistent download cache, apt-get download through the system's or a private apt
@@ -6,6 +7,7 @@
 #ifndef MGB_VM_H
 #define MGB_VM_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -56,15 +58,32 @@ struct mgb_vm_kernel {
 	char *package;   /* Debian: the image package */
 	char *version;   /* Debian: its version */
 	char *manifest;  /* "build": the build directory's manifest.json (JSON text) */
+	bool verified;   /* "build": vmlinux matched the manifest's sha256 */
 };
 
+/* The config options of the kernel k boots that change what mgbench measures (HZ, timers,
+ * kvmclock, preemption, -O2 or -Os), read from the .config beside a build's image or a Debian
+ * package's config-*: {"file", "options": {name: value or null when not set}}, or {"file": null,
+ * "reason"}. */
+json_t *mgb_vm_kernel_config_json(const struct mgb_vm_kernel *k);
+/* Add the outer host's name ("host") and CPU model ("host_cpu") to the vm object; returns it. */
+json_t *mgb_vm_outer_host_json(json_t *vm);
+
 /* Resolve --kernel spec (a path, a `mgbench kernel build` directory, or debian:6.1 / debian:6.12 / debian:unstable) and --modules
- * (NULL if not given), fetching and unpacking Debian packages into the cache when needed. */
-int mgb_vm_kernel_get(const char *spec, const char *modules, bool quiet, struct mgb_vm_kernel *k, char *err);
+ * (NULL if not given), fetching and unpacking Debian packages into the cache when needed.  A
+ * --modules tree must be the image's release; it is indexed (depmod) in a mirror under scratch,
+ * never written to.  A build directory's vmlinux is checked against its manifest's sha256. */
+int mgb_vm_kernel_get(const char *spec, const char *modules, const char *scratch, bool quiet,
+		      struct mgb_vm_kernel *k, char *err);
 void mgb_vm_kernel_free(struct mgb_vm_kernel *k);
+/* A cached Debian tree whose index failed a lookup (damaged, or stale): index a mirror of it
+ * under scratch instead (the cache may be read-only) and use that; -1 if there is nothing to redo. */
+int mgb_vm_reindex(struct mgb_vm_kernel *k, const char *scratch, char *err);
 /* 0 if path is a bzImage, an x86-64 ELF vmlinux or a build directory holding one; -1 with err
  * naming what it is not. */
 int mgb_vm_kernel_check(const char *path, char *err);
+/* The release (uname -r) built into a bzImage or vmlinux (malloc'd), or NULL if not found. */
+char *mgb_vm_image_release(const char *path);
 
 /* ---- modules (lib/vm/modules.c) ---- */
 
@@ -87,10 +106,16 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 
 /* ---- qemu (lib/vm/qemu.c) ---- */
 
+/* Under TCG a stock Debian kernel (6.12, 7.2; 1 CPU) reached its init 3-5 s after qemu started
+ * on a quiet 2-core host, 12 s on a busy one; a guest silent ten times that long is not booting
+ * (a damaged kernel prints nothing at all). */
+#define MGB_VM_INIT_TIMEOUT_S 120
+
 struct mgb_vm_boot {
 	const char *image, *initrd;
 	const char *accel;  /* "tcg" or "kvm" (kvm falls back to tcg after a probe) */
 	unsigned cpus, mem_mib, timeout_s;
+	unsigned init_timeout_s; /* give up when the guest's init has not spoken by then */
 	bool quiet;
 	/* results */
 	char *accel_used;
@@ -105,26 +130,5 @@ char *mgb_vm_qemu_version(char *err);
  * timeout, no document).  A guest mgbench failure returns 0 with guest_status set. */
 int mgb_vm_boot(struct mgb_vm_boot *b, char *err);
 void mgb_vm_boot_free(struct mgb_vm_boot *b);
-
-/* ---- kernel build (lib/vm/kbuild*.c, used by cmd/kernel.c) ---- */
-
-struct mgb_kbuild {
-	const char *source;          /* a kernel tree, or debian:6.1 / debian:6.12 */
-	const char *const *patches;  /* files or directories of patches, in order; NULL-terminated */
-	const char *config;          /* the user's fragment, or NULL */
-	const char *output;          /* -o DIR, or NULL: the cache entry is the build directory */
-	unsigned jobs;
-	bool quiet;
-	/* results */
-	char *dir;                   /* the build directory */
-	char *release;               /* the built kernel's release (uname -r) */
-	bool cached;                 /* served from the cache */
-	double build_s;              /* wall time of the build (this one, or the cached one's) */
-};
-
-/* Build (or find in the cache) the kernel b describes; -1 with a one-line err (a failing
- * patch, an option that did not stick, a compile error: its log's tail went to stderr). */
-int mgb_kbuild_run(struct mgb_kbuild *b, char *err);
-void mgb_kbuild_free(struct mgb_kbuild *b);
 
 #endif

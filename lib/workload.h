@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Workloads: what is done to the files.  Each workload is one file in workloads/ defining a
  * `const struct mgb_workload`, listed in workloads/workloads.c.  Options are declarative (name,
@@ -16,33 +17,10 @@
 #include <stdio.h>
 
 #include "backend.h"
+#include "options.h"
 #include "probe.h"
 #include "target.h"
 #include "util.h"
-
-enum mgb_opt_type {
-	MGB_OPT_U64,    /* uint64_t, digits only (or one of the option's words) */
-	MGB_OPT_SIZE,   /* uint64_t with an optional k/m/g suffix */
-	MGB_OPT_STRING, /* const char * (points into argv or the default) */
-	MGB_OPT_BOOL,   /* bool, set by the bare flag */
-};
-
-/* A word accepted in place of a number: --query every == --query 1. */
-struct mgb_opt_word {
-	const char *word;
-	uint64_t value;
-};
-
-struct mgb_workload_option {
-	const char *name;
-	enum mgb_opt_type type;
-	size_t offset;
-	const char *defval;
-	const char *help;
-	uint64_t min, max;                 /* numeric bounds (max 0 = none) */
-	const struct mgb_opt_word *words;  /* NULL-terminated, or NULL */
-	const char *const *choices;        /* for strings: the allowed values, NULL-terminated */
-};
 
 struct mgb_progress;
 
@@ -127,13 +105,5 @@ void mgb_measure_end(struct mgb_ctx *ctx);
 void mgb_put_rate(struct mgb_ctx *ctx, const char *key, uint64_t n, int64_t elapsed_ns);
 struct mgb_stamp_obs;
 void mgb_put_stamps(struct mgb_ctx *ctx, const char *key, const struct mgb_stamp_obs *o, int64_t elapsed_ns);
-
-/* The same for any option table (a backend's): opts terminated by a zero entry, or NULL. */
-const struct mgb_workload_option *mgb_option_table_find(const struct mgb_workload_option *opts, const char *name);
-int mgb_option_table_defaults(const struct mgb_workload_option *opts, void *params, size_t size, char *err);
-json_t *mgb_option_table_to_json(const struct mgb_workload_option *opts, const void *params);
-void mgb_option_table_print(FILE *out, const struct mgb_workload_option *opts);
-
-#define MGB_PARAM(params, type, o) (*(type *)((char *)(params) + (o)->offset))
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for the document reader (`make fuzz`): whatever bytes a user hands compare,
  * report or plot must give a document or one error line, never a crash.  Inputs worth keeping

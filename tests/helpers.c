@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "helpers.h"
 #include "target.h"
@@ -6,11 +7,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 int t_failures;
 static char t_tmpdir[256];
@@ -38,12 +42,41 @@ static char *slurp_fd(int fd)
 	return buf;
 }
 
+char *t_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = NULL;
+	size_t cap = 0;
+
+	if (f && getdelim(&s, &cap, '\0', f) < 0) {
+		free(s);
+		s = NULL;
+	}
+	if (f)
+		fclose(f);
+	return s;
+}
+
 void t_mgbench(struct t_output *o, const char *const args[])
 {
 	t_mgbench_with(o, args, NULL, NULL);
 }
 
-void t_mgbench_with(struct t_output *o, const char *const args[], void (*child_setup)(void *), void *arg)
+_Noreturn void t_exec_as_nobody(const char *const argv[])
+{
+	int fd = open(argv[0], O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || setgroups(0, NULL) || setgid(65534) || setuid(65534)) {
+		fprintf(stderr, "cannot become nobody to run %s: %s\n", argv[0], strerror(errno));
+		_exit(126);
+	}
+	fexecve(fd, (char *const *)argv, environ);
+	fprintf(stderr, "cannot run %s as nobody: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static void run_mgbench(struct t_output *o, const char *const args[], void (*child_setup)(void *), void *arg,
+			bool nobody)
 {
 	const char *bin = getenv("MGBENCH");
 	char outtmp[] = "/tmp/mgbench-test-out.XXXXXX", errtmp[] = "/tmp/mgbench-test-err.XXXXXX";
@@ -64,6 +97,8 @@ void t_mgbench_with(struct t_output *o, const char *const args[], void (*child_s
 		dup2(efd, STDERR_FILENO);
 		if (child_setup)
 			child_setup(arg);
+		if (nobody)
+			t_exec_as_nobody(argv);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
@@ -77,6 +112,16 @@ void t_mgbench_with(struct t_output *o, const char *const args[], void (*child_s
 	close(efd);
 	if (getenv("MGBENCH_TEST_VERBOSE"))
 		fprintf(stderr, "$ %s ... -> %d\n%s%s", argv[1], o->status, o->out, o->err);
+}
+
+void t_mgbench_with(struct t_output *o, const char *const args[], void (*child_setup)(void *), void *arg)
+{
+	run_mgbench(o, args, child_setup, arg, false);
+}
+
+void t_mgbench_as_nobody(struct t_output *o, const char *const args[])
+{
+	run_mgbench(o, args, NULL, NULL, true);
 }
 
 void t_output_free(struct t_output *o)
@@ -208,7 +253,7 @@ static unsigned count_tmp_dirs(const char *dir)
 	if (!d)
 		return 0;
 	while ((e = readdir(d)))
-		n += !strncmp(e->d_name, "mgbench.", 8);
+		n += !strncmp(e->d_name, "mgbench.", 8) || !strncmp(e->d_name, "mgbench-scratch.", 16);
 	closedir(d);
 	return n;
 }
@@ -220,7 +265,8 @@ void t_host_snapshot(struct t_host *h)
 	test_tmpdir();
 	scratch = getenv("TMPDIR");
 	h->loop_mounts = count_lines_matching("/proc/self/mounts", scratch);
-	h->tmp_mounts = count_lines_matching("/proc/self/mounts", "/mgbench.");
+	h->tmp_mounts = count_lines_matching("/proc/self/mounts", "/mgbench.") +
+			count_lines_matching("/proc/self/mounts", "/mgbench-scratch.");
 	h->loop_devices = count_bound_loops(scratch);
 	h->tmp_dirs = count_tmp_dirs(scratch);
 }
@@ -242,16 +288,28 @@ void t_host_check_clean(const struct t_host *before, const char *when)
 		before->tmp_mounts, now.tmp_mounts);
 	T_CHECK(now.loop_devices <= before->loop_devices, "%s: loop devices left: %u -> %u", when,
 		before->loop_devices, now.loop_devices);
-	T_CHECK(now.tmp_dirs <= before->tmp_dirs, "%s: $TMPDIR/mgbench.* left: %u -> %u", when,
+	T_CHECK(now.tmp_dirs <= before->tmp_dirs, "%s: $TMPDIR/mgbench-scratch.* left: %u -> %u", when,
 		before->tmp_dirs, now.tmp_dirs);
 }
 
 double t_check_coarse_bound(json_t *doc, json_t *cell, const char *label, double distinct, double rounds)
 {
-	json_t *tick = json_object_get(json_object_get(json_object_get(doc, "kernel"), "clocks"), "coarse_tick_ns");
+	json_t *clocks = json_object_get(json_object_get(doc, "kernel"), "clocks");
 	json_t *floor_swaps = json_object_get(json_object_get(json_object_get(cell, "counters"), "multigrain"),
 					      "floor_swaps");
-	double ticks = t_metric(cell, "elapsed_ns") / (double)json_integer_value(tick);
+	double tick = (double)json_integer_value(json_object_get(clocks, "coarse_tick_ns"));
+	double res = (double)json_integer_value(json_object_get(json_object_get(clocks, "resolution_ns"),
+								  "realtime_coarse"));
+	double ticks;
+
+	/*
+	 * The measured tick is the smallest step the probe saw: on a busy machine it can miss ticks
+	 * and see only double steps, never shorter ones.  The kernel's own coarse resolution is its
+	 * tick length, so the shorter of the two bounds the ticks honestly.
+	 */
+	if (res > 0 && (tick <= 0 || res < tick))
+		tick = res;
+	ticks = t_metric(cell, "elapsed_ns") / tick;
 	double floor_moves = json_is_integer(floor_swaps) ? (double)json_integer_value(floor_swaps) : NAN;
 
 	if (isnan(floor_moves)) {
@@ -280,6 +338,28 @@ unsigned t_count_files(const char *dir, const char *keep)
 
 	while (d && (e = readdir(d)))
 		n += e->d_name[0] != '.' && strcmp(e->d_name, "scratch") && (!keep || strcmp(e->d_name, keep));
+	if (d)
+		closedir(d);
+	return n;
+}
+
+unsigned t_scratch_dirs(bool *all_empty)
+{
+	const char *tmp = getenv("TMPDIR") ?: "/tmp";
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	unsigned n = 0;
+
+	*all_empty = true;
+	while (d && (e = readdir(d))) {
+		char path[1024];
+
+		if (strncmp(e->d_name, "mgbench-scratch.", 16))
+			continue;
+		n++;
+		snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name);
+		*all_empty = *all_empty && t_count_files(path, NULL) == 0;
+	}
 	if (d)
 		closedir(d);
 	return n;

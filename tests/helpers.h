@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Test helpers.  Every test is a C program exiting 0 (pass), 1 (fail) or 77 (skip), run by
  * automake's parallel harness.  Integration tests run the real mgbench binary ($MGBENCH) on
@@ -47,11 +48,18 @@ struct t_output {
 void t_mgbench(struct t_output *o, const char *const args[]);
 /* The same, with child_setup(arg) run in the child just before the exec (limits, namespaces). */
 void t_mgbench_with(struct t_output *o, const char *const args[], void (*child_setup)(void *), void *arg);
+/* The same as uid/gid 65534 (nobody), the binary reached through a descriptor opened as root:
+ * a tree cloned under a 0700 directory (mktemp -d) is not reachable by path for nobody. */
+void t_mgbench_as_nobody(struct t_output *o, const char *const args[]);
+/* In a forked child: become nobody and exec argv[0] that way (126/127 if that fails). */
+_Noreturn void t_exec_as_nobody(const char *const argv[]);
 void t_output_free(struct t_output *o);
 
 /* A fresh path for a result file in the test's own temp dir (removed by t_cleanup). */
 const char *t_result_path(const char *name);
 json_t *t_load(const char *path);
+/* A whole file as a string (malloc'd), or NULL if it cannot be read. */
+char *t_slurp(const char *path);
 
 /* The cell for (workload, fs) in a document, or NULL. */
 json_t *t_cell(json_t *doc, const char *workload, const char *fs);
@@ -81,6 +89,12 @@ double t_check_coarse_bound(json_t *doc, json_t *cell, const char *label, double
 
 /* Entries in dir, not counting dot files, the test's "scratch" dir and the name `keep` (or NULL). */
 unsigned t_count_files(const char *dir, const char *keep);
+
+/*
+ * mgbench-scratch.* directories in $TMPDIR (what a SIGKILLed run leaves: at most one, empty,
+ * removed by the next run); *all_empty says whether every one of them is empty.
+ */
+unsigned t_scratch_dirs(bool *all_empty);
 
 /* Has the mgbench run with this pid reached the workload?  (It names its task mgb-<workload>.) */
 bool t_in_workload(pid_t pid, const char *workload);

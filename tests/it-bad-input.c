@@ -1,6 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Integration: bad input gets a clear message naming the problem, a non-zero exit, and leaves nothing. */
 #include "config.h"
 #include "helpers.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <string.h>
 
@@ -9,6 +13,33 @@ struct bad_case {
 	int status;        /* expected exit */
 	const char *names; /* the message must contain this */
 };
+
+/* Not root: each way of asking names what needs root, and no hint points back at itself (D17). */
+static void not_root(void)
+{
+	char dir[] = "/tmp/mgbench-nobody.XXXXXX", out[64], out2[64];
+	const char *const scratch[] = { "run", "write", "--fs", "tmpfs", "-o", out, NULL };
+	const char *const nfs[] = { "run", "write", "--dir", dir, "--backend", "nfs4", "-o", out2, NULL };
+	struct t_output o;
+
+	/* a directory nobody can write in, so the run gets as far as asking for root */
+	if (!mkdtemp(dir) || chmod(dir, 01777)) {
+		T_CHECK(false, "a directory for uid 65534");
+		return;
+	}
+	snprintf(out, sizeof(out), "%s/a.json", dir);
+	snprintf(out2, sizeof(out2), "%s/b.json", dir);
+	t_mgbench_as_nobody(&o, scratch);
+	T_CHECK(o.status == 1 && strstr(o.err, "needs root") && strstr(o.err, "--dir"),
+		"non-root scratch run: exit %d: %s", o.status, o.err);
+	t_output_free(&o);
+	t_mgbench_as_nobody(&o, nfs);
+	T_CHECK(o.status == 1 && strstr(o.err, "NFS server needs root") && !strstr(o.err, "use --dir"),
+		"non-root --dir nfs4 run: exit %d: %s", o.status, o.err);
+	t_output_free(&o);
+	T_CHECK(t_count_files(dir, NULL) == 0, "the refused runs left nothing in %s", dir);
+	rmdir(dir);
+}
 
 int main(void)
 {
@@ -59,6 +90,7 @@ int main(void)
 		T_CHECK(strlen(o.out) == 0 || cases[i].status == 0, "nothing on stdout: %s", o.out);
 		t_output_free(&o);
 	}
+	not_root();
 	T_CHECK(t_count_files(outdir, NULL) == 0, "no result or temp file left in %s", outdir);
 	T_CHECK(t_count_files(getenv("TMPDIR"), NULL) == 0, "nothing left in the scratch dir %s", getenv("TMPDIR"));
 	t_host_check_clean(&before, "after bad input");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: the cost workload's counters read what the filesystem did, and a flag-arming
  * query stream costs ext4 journal handles that the size-only control does not.
@@ -134,9 +135,26 @@ int main(void)
 	{
 		json_t *al = phase(cell, "alone"), *x = phase(cell, "crosstalk");
 		double xch = num(x, "inode", "ctime_changes_per_s"), ach = num(al, "inode", "ctime_changes_per_s");
+		double stirred = num(x, "other_process", "ctime_changes_per_s");
 
-		T_CHECK(xch > 2 * ach && xch > 2500, "ext4: the unqueried file's ctime changes per second: %g with the "
-			"other process, %g alone", xch, ach);
+		T_CHECK(stirred >= 0, "ext4: the crosstalk phase records the other process's own counts");
+		/*
+		 * Its fine stamps can lift the floor at most as often as it got one, so the measured file
+		 * cannot see 2500 changes/s unless it made well over that (twice, here): when it had no
+		 * CPU (a busy two-CPU machine), the precondition did not happen and nothing is judged.
+		 */
+		if (stirred < 2 * 2500)
+			fprintf(stderr, "ext4: could not judge crosstalk: the other process saw only %g ctime changes "
+				"per second (%g rounds/s; %g on the measured file alone, %g with it)\n", stirred,
+				num(x, "other_process", "rounds_per_s"), ach, xch);
+		/* and only when the machine's other processes did not already move the floor that often */
+		else if (ach > 2500 / 2)
+			fprintf(stderr, "ext4: could not judge crosstalk: the measured file changed %g times per "
+				"second alone (other processes on the machine move the floor), %g with ours\n", ach,
+				xch);
+		else
+			T_CHECK(xch > 2 * ach && xch > 2500, "ext4: the unqueried file's ctime changes per second: %g "
+				"with the other process (which saw %g of its own), %g alone", xch, stirred, ach);
 		T_CHECK(num(x, "inode", "queried_changes") <= 1 && num(al, "inode", "queried_changes") <= 1,
 			"ext4: nobody queried the measured file (%g, %g query-following writes)",
 			num(x, "inode", "queried_changes"), num(al, "inode", "queried_changes"));

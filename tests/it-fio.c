@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: fio as the cost workload's load, on real fio runs.
  *   Every phase of every filesystem is a complete fio measurement read from fio's JSON (writes,
@@ -128,6 +129,38 @@ static void interrupt_stops_fio(void)
 	t_host_check_clean(&before, "after SIGINT during fio");
 }
 
+/* --dir with a ':' (fio's filename= separator, escaped by mgbench) or a newline (refused). */
+static void hostile_dirs(void)
+{
+	static const char *const names[] = { "co:lon", "new\nline" };
+	char path[600], dir[600];
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *const args[] = { "run", "cost", "--load", "fio", "--dir", dir, "--cycles", "1", "--rounds", "200",
+					     "-q", "-o", path, NULL };
+		struct t_output o;
+		json_t *doc, *cell;
+
+		/* t_result_path's buffer is reused: copy each name */
+		snprintf(path, sizeof(path), "%s", t_result_path("fio-dir.json"));
+		snprintf(dir, sizeof(dir), "%s", t_result_path(names[i]));
+		mkdir(dir, 0755);
+		t_mgbench(&o, args);
+		doc = t_load(path);
+		cell = doc ? json_array_get(json_object_get(doc, "cells"), 0) : NULL;
+		if (i == 0)
+			T_CHECK(o.status == 0 && cell && !strcmp(json_string_value(json_object_get(cell, "status")) ?: "", "ok"),
+				"--dir with a colon: exit %d: %s", o.status, o.err);
+		else
+			T_CHECK(o.status == 1 && strstr(o.err, "control characters"),
+				"--dir with a newline: refused clearly: exit %d: %s", o.status, o.err);
+		T_CHECK(t_count_files(dir, NULL) == 0, "--dir %s: nothing left in it", names[i]);
+		json_decref(doc);
+		t_output_free(&o);
+		rmdir(dir);
+	}
+}
+
 int main(void)
 {
 	char path[600], basic[600], bad[600];
@@ -224,5 +257,6 @@ int main(void)
 	t_host_check_clean(&before, "after the fio runs");
 
 	interrupt_stops_fio();
+	hostile_dirs();
 	return t_result();
 }

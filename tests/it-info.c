@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: `mgbench info` finds multigrain on ext4, xfs, btrfs and tmpfs where the running
  * kernel has it (mainline 6.13 and later), never on ramfs, and never on an older kernel.

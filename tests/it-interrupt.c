@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: SIGINT in the middle of a run.  mgbench stops, writes a valid partial document
  * marked interrupted, exits 130, and leaves no mount, loop device or temp directory behind.
  * Then SIGKILL, which no handler sees: the private namespace, autoclear loop devices and the
- * unnamed result file must still leave nothing behind.
+ * unnamed result file must still leave nothing behind but the empty scratch directory, which
+ * the next run removes.
  */
 #include "config.h"
 #include "helpers.h"
@@ -38,6 +40,7 @@ static void sigkill_leaves_nothing(void)
 	const char *path = t_result_path("killed.json");
 	char dir[512];
 	struct t_host before;
+	bool empty;
 	int status;
 	pid_t pid;
 
@@ -49,9 +52,23 @@ static void sigkill_leaves_nothing(void)
 	waitpid(pid, &status, 0);
 	T_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "killed");
 	T_CHECK(access(path, F_OK) != 0, "no result file after SIGKILL");
-	T_CHECK(t_count_files(dir, "interrupted.json") == 0, "no temp file beside it: %u", t_count_files(dir, "interrupted.json"));
-	T_CHECK(t_count_files(getenv("TMPDIR"), NULL) == 0, "nothing in TMPDIR: %u", t_count_files(getenv("TMPDIR"), NULL));
-	t_host_check_clean(&before, "after SIGKILL");
+	T_CHECK(t_count_files(dir, "interrupted.json") == 0, "no temp file beside it: %u",
+		t_count_files(dir, "interrupted.json"));
+	{
+		const char *args[] = { "run", "write", "--fs", "tmpfs", "--rounds", "10", "-q", "-o",
+				       t_result_path("after.json"), NULL };
+		unsigned scratch = t_scratch_dirs(&empty);
+		struct t_output o;
+
+		T_CHECK(scratch <= 1 && empty, "SIGKILL left %u scratch directories%s", scratch,
+			empty ? "" : ", not all empty");
+		T_CHECK(t_count_files(getenv("TMPDIR"), NULL) == scratch, "nothing else in TMPDIR: %u",
+			t_count_files(getenv("TMPDIR"), NULL));
+		t_mgbench(&o, args); /* which removes it */
+		T_CHECK(o.status == 0, "the next run: exit %d: %s", o.status, o.err);
+		t_output_free(&o);
+	}
+	t_host_check_clean(&before, "after SIGKILL and the next run");
 }
 
 int main(void)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: mgbench kernel build makes a real kernel (Debian's linux-source-6.1, tinyconfig
  * plus mgbench's fragment) with a patch this test writes: it sets EXTRAVERSION, so the release
@@ -11,11 +12,14 @@
 #include "helpers.h"
 #include "result.h"
 #include "target.h"
-#include "vm/kbuild.h"
+#include "kbuild.h"
+#include "util.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,6 +70,17 @@ static const char bad_patch[] =
 	"+VERSION = 100\n"
 	" PATCHLEVEL = 1\n";
 
+/* Applies at GNU patch's default fuzz (its last context line is not the Makefile's), not at 0. */
+static const char fuzzy_patch[] =
+	"--- a/Makefile\n"
+	"+++ b/Makefile\n"
+	"@@ -3,4 +3,4 @@\n"
+	" PATCHLEVEL = 1\n"
+	" SUBLEVEL = 192\n"
+	"-EXTRAVERSION =\n"
+	"+EXTRAVERSION = -fuzzy\n"
+	" NAME = Not The Name\n";
+
 static void not_a_tree(void)
 {
 	const char *dir = tmp_path("notakernel");
@@ -105,24 +120,19 @@ static void bad_patch_fails_early(void)
 	T_CHECK(!strstr(o.err, "compile"), "stops before compiling: %s", o.err);
 	fprintf(stderr, "bad patch: %s", o.err);
 	t_output_free(&o);
+	unlink(p2);
+
+	/* a patch that GNU patch would apply with fuzz 2 fails at fuzz 0, naming its hunk */
+	snprintf(p2, sizeof(p2), "%s/0002-fuzzy.patch", dir);
+	write_file(p2, fuzzy_patch);
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 1 && strstr(o.err, "patch 0002-fuzzy.patch does not apply") &&
+			strstr(o.err, "hunk #1 of Makefile FAILED"),
+		"a fuzzy patch is refused at fuzz 0, naming the hunk: %d %s", o.status, o.err);
+	t_output_free(&o);
 	unlink(p1);
 	unlink(p2);
 	rmdir(dir);
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *s = NULL;
-	size_t cap = 0;
-
-	if (f && getdelim(&s, &cap, '\0', f) < 0) {
-		free(s);
-		s = NULL;
-	}
-	if (f)
-		fclose(f);
-	return s;
 }
 
 /* The build: outputs, manifest, config; returns the release. */
@@ -159,10 +169,20 @@ static char *check_build(const char *out, const char *patch)
 	T_CHECK(mgb_sha256_file(p, sha, err) == 0 &&
 			!strcmp(json_string_value(json_object_get(m, "config_sha256")) ?: "", sha),
 		"config_sha256 is the .config's");
-	config = slurp(p);
+	for (unsigned i = 0; i < 4; i++) {
+		const char *want = json_string_value(json_object_get(json_object_get(m, "sha256"), files[i]));
+		char f[700];
+
+		snprintf(f, sizeof(f), "%s/%s", out, files[i]);
+		T_CHECK(want && mgb_sha256_file(f, sha, err) == 0 && !strcmp(sha, want),
+			"the manifest's sha256 of %s is the file's", files[i]);
+	}
+	config = t_slurp(p);
 	T_CHECK(config && strstr(config, "\nCONFIG_EXT4_FS=y\n") && strstr(config, "\nCONFIG_XFS_FS=y\n") &&
 			strstr(config, "\nCONFIG_BTRFS_FS=y\n") && strstr(config, "\nCONFIG_PVH=y\n") &&
-			strstr(config, "\nCONFIG_IO_URING=y\n") && strstr(config, "\n# CONFIG_MODULES is not set\n"),
+			strstr(config, "\nCONFIG_IO_URING=y\n") && strstr(config, "\n# CONFIG_MODULES is not set\n") &&
+			strstr(config, "\nCONFIG_HZ_250=y\n") && strstr(config, "\nCONFIG_HIGH_RES_TIMERS=y\n") &&
+			strstr(config, "\nCONFIG_KVM_GUEST=y\n") && strstr(config, "\nCONFIG_CC_OPTIMIZE_FOR_PERFORMANCE=y\n"),
 		"the fragment's options are in the config");
 	free(config);
 	release = strdup(rel);
@@ -191,6 +211,20 @@ static void boot(const char *kdir, const char *release)
 		json_string_value(mgb_json_path(doc, "kernel.release")) ?: "?", release);
 	T_CHECK(!strcmp(json_string_value(mgb_json_path(doc, "vm.kernel_source.kind")) ?: "", "build"),
 		"kernel_source.kind build");
+	/* timed like Debian's kernels: HZ 250 as built, high-resolution timers as measured */
+	T_CHECK(!strcmp(json_string_value(mgb_json_path(doc, "vm.kernel_config.options.CONFIG_HZ")) ?: "", "250"),
+		"the guest kernel is built with HZ 250");
+	T_CHECK(!strcmp(json_string_value(mgb_json_path(doc, "vm.kernel_config.options.CONFIG_HIGH_RES_TIMERS")) ?: "",
+			"y"),
+		"the guest kernel is built with high-resolution timers");
+	/* Whether they are active when the probe runs is the guest's: a TCG guest under load switches
+	 * to high resolution only once its clocksource is trusted (1 ns seen in one run, 4 ms in
+	 * another), so it is reported, not judged. */
+	fprintf(stderr, "guest hrtimer resolution %lld ns\n",
+		(long long)json_integer_value(mgb_json_path(doc, "kernel.clocks.resolution_ns.monotonic")));
+	fprintf(stderr, "guest clocksource %s, measured tick %lld ns\n",
+		json_string_value(mgb_json_path(doc, "kernel.clocks.clocksource")) ?: "?",
+		(long long)json_integer_value(mgb_json_path(doc, "kernel.clocks.coarse_tick_ns")));
 	T_CHECK(!strcmp(json_string_value(json_object_get(json_array_get(mgb_json_path(doc,
 					"vm.kernel_source.manifest.patches"), 0), "name")) ?: "",
 			"extraversion.patch"),
@@ -201,7 +235,8 @@ static void boot(const char *kdir, const char *release)
 		double inv = t_metric(ord, "inversions");
 
 		T_CHECK(w && ord, "write and ordering cells on %s", fs[i]);
-		T_CHECK(per_tick > 0.5 && per_tick < 2.0 && ratio < 0.1,
+		/* at most one new stamp per tick; fewer when TCG delivers a late tick (as in it-vm) */
+		T_CHECK(per_tick > 0.2 && per_tick < 2.0 && ratio < 0.1,
 			"%s: distinct per tick %g (ratio %g), want about 1 (coarse)", fs[i], per_tick, ratio);
 		T_CHECK(t_metric(w, "ctime.backwards") == 0, "%s: backwards 0", fs[i]);
 		T_CHECK(inv == 0, "%s: ordering inversions %g, want 0", fs[i], inv);
@@ -217,12 +252,40 @@ static void boot(const char *kdir, const char *release)
 	json_decref(doc);
 }
 
+/* A build's key lock goes with the build: the cache keeps no .lock nobody holds. */
+static void no_lock_left_behind(void)
+{
+	char dir[600], p[900];
+	const char *cache = getenv("MGBENCH_CACHE") ?: "/var/cache/mgbench";
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/kbuild", cache);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		int fd;
+
+		if (l < 6 || strcmp(e->d_name + l - 5, ".lock"))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		/* one that another build holds now is that build's */
+		T_CHECK(fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0, "no lock file left behind: %s", p);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+}
+
 int main(void)
 {
 	const char *dir = tmp_path("patches"), *out = tmp_path("kdir"), *out2 = tmp_path("kdir2");
 	char patch[600];
 	struct t_output o;
-	double t0, t_cached;
+	double t0, t_built, t_cached;
+	bool compiled;
 	char *release = NULL;
 
 	t_require_root();
@@ -237,8 +300,10 @@ int main(void)
 
 		t0 = now_s();
 		t_mgbench(&o, args);
+		t_built = now_s() - t0;
+		compiled = !strstr(o.err, "from the cache");
 		T_CHECK(o.status == 0, "kernel build exits 0, got %d: %s", o.status, o.err);
-		fprintf(stderr, "build: %.1f s: %s", now_s() - t0, o.err);
+		fprintf(stderr, "build: %.1f s: %s", t_built, o.err);
 		t_output_free(&o);
 	}
 	release = check_build(out, patch);
@@ -250,10 +315,16 @@ int main(void)
 		t_cached = now_s() - t0;
 		T_CHECK(o.status == 0, "the repeat exits 0, got %d: %s", o.status, o.err);
 		T_CHECK(strstr(o.err, "from the cache") != NULL, "the repeat is served from the cache: %s", o.err);
-		T_CHECK(t_cached < 1.0, "the repeat returns in under a second: %.2f s", t_cached);
+		/* judged against the compile measured just before, never against a fixed time */
+		if (compiled)
+			T_CHECK(t_cached < t_built / 20, "the repeat takes under 1/20 of the compile: %.2f s against %.1f s",
+				t_cached, t_built);
+		else
+			fprintf(stderr, "the first build came from the cache too: the repeat's time is not judged\n");
 		fprintf(stderr, "cached build: %.2f s\n", t_cached);
 		t_output_free(&o);
 	}
+	no_lock_left_behind();
 	if (release)
 		boot(out, release);
 	free(release);

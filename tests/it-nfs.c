@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: the nfs3 and nfs4 backends against the embedded nfs-ganesha, on ext4 and tmpfs
  * exports made by mgbench.
@@ -429,7 +430,7 @@ static unsigned server_port(pid_t server, char *export, size_t len)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		sscanf(line, " NFS_Port = %u;", &port);
-		if (sscanf(line, " Path = %511[^;];", conf) == 1)
+		if (sscanf(line, " Path = \"%511[^\"]\";", conf) == 1) /* no quote or backslash in ours */
 			snprintf(export, len, "/proc/%d/root%s", (int)server, conf);
 	}
 	fclose(f);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: the progress line.  On a terminal (script(1) provides one) a run longer than a
  * second shows "write on tmpfs: N/M (P%)" on stderr; without a terminal, or with -q, nothing.

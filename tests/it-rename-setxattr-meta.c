@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: rename (in one directory and with --dirs), setxattr and every meta --op on
  * scratch ext4, xfs, btrfs, tmpfs and ramfs made by mgbench.  With a query between changes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: `revalidate` on scratch ext4, xfs, btrfs, tmpfs and ramfs made by mgbench.
  * --sequenced: multigrain filesystems miss nothing; ramfs (coarse stamps) misses most versions,
@@ -39,7 +40,8 @@ static json_t *run(const char *mode, const char *rounds)
 
 	t_mgbench(&o, args);
 	T_CHECK(o.status == 0, "exit %d: %s", o.status, o.err);
-	T_CHECK(strstr(o.out, "miss gran") && strstr(o.out, "ramfs"), "table printed:\n%s", o.out);
+	T_CHECK(strstr(o.out, "gran/frsh") && strstr(o.out, "ord/read") && strstr(o.out, "ramfs"),
+		"table printed:\n%s", o.out);
 	for (const char *line = o.out; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "")
 		T_CHECK(strcspn(line, "\n") <= 72, "table line over 72 columns: %.*s", (int)strcspn(line, "\n"), line);
 	fprintf(stderr, "revalidate %s --rounds %s:\n%s", mode ? mode : "(free-running)", rounds, o.out);
@@ -47,6 +49,27 @@ static json_t *run(const char *mode, const char *rounds)
 	doc = t_load(path);
 	T_CHECK(doc != NULL, "result document written");
 	return doc;
+}
+
+/*
+ * A class per opportunity: the opportunities that found a miss are at most the opportunities and
+ * at most the versions missed, none exactly when no version was missed, and the ratio is the one
+ * over the other (null with no opportunity).
+ */
+static void check_per_opportunity(json_t *cell, const char *fs, const char *versions, const char *events,
+				  const char *trials, const char *ratio)
+{
+	double v = t_metric(cell, versions), e = t_metric(cell, events), n = t_metric(cell, trials);
+	json_t *r = json_object_get(json_object_get(cell, "metrics"), ratio);
+
+	T_CHECK(is_integer(cell, events), "%s: %s is a count", fs, events);
+	T_CHECK(e <= n && e <= v && (e == 0) == (v == 0), "%s: %s %g, of %s %g, for %g versions missed", fs, events, e,
+		trials, n, v);
+	if (n > 0)
+		T_CHECK(json_is_real(r) && fabs(json_real_value(r) - e / n) < 1e-12, "%s: %s is %s / %s", fs, ratio,
+			events, trials);
+	else
+		T_CHECK(json_is_null(r), "%s: %s is null without an opportunity", fs, ratio);
 }
 
 /* What every cell must show, whatever the mode. */
@@ -76,6 +99,10 @@ static json_t *check_cell(json_t *doc, const char *fs, double rounds)
 		t_metric(cell, "misses_inflight") <= rounds,
 		"%s: a version is missed at most once", fs);
 	T_CHECK(t_metric(cell, "elapsed_ns") > 0, "%s elapsed", fs);
+	check_per_opportunity(cell, fs, "misses_granularity", "fresh_polls_missed_granularity", "fresh_polls",
+			      "granularity_miss_ratio");
+	check_per_opportunity(cell, fs, "misses_ordering", "rereads_missed_ordering", "rereads", "ordering_miss_ratio");
+	check_per_opportunity(cell, fs, "misses_inflight", "rereads_missed_inflight", "rereads", "inflight_miss_ratio");
 	return cell;
 }
 
@@ -110,8 +137,13 @@ static void sequenced(void)
 		 * (a parallel make check), which lifts ramfs stamps too. */
 		if (t_check_coarse_bound(doc, cell, "revalidate --sequenced on ramfs", t_metric(cell, "rereads"), 2000) <
 		    500)
+		{
 			T_CHECK(t_metric(cell, "misses_granularity") > 1000, "ramfs granularity misses %g, want > 1000",
 				t_metric(cell, "misses_granularity"));
+			T_CHECK(t_metric(cell, "granularity_miss_ratio") > 0.5,
+				"ramfs: over half the fresh polls find a granularity miss (%g)",
+				t_metric(cell, "granularity_miss_ratio"));
+		}
 		else
 			fprintf(stderr, "ramfs --sequenced: the floor moved too often to judge the misses\n");
 		T_CHECK(t_metric(cell, "misses_ordering") == 0 && t_metric(cell, "misses_inflight") == 0,
@@ -119,6 +151,72 @@ static void sequenced(void)
 			t_metric(cell, "misses_inflight"));
 	}
 	json_decref(doc);
+}
+
+/* The verdict of one metric of the first cell of a compare --format json document, or "". */
+static const char *verdict_of(json_t *cmp, const char *metric, const char **kind)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_array_get(json_object_get(cmp, "cells"), 0), "metrics"), i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "metric")) ?: "", metric)) {
+			*kind = json_string_value(json_object_get(m, "kind")) ?: "";
+			return json_string_value(json_object_get(json_array_get(json_object_get(m, "against_base"), 1),
+								 "verdict")) ?: "";
+		}
+	*kind = "";
+	return "";
+}
+
+/*
+ * compare judges the classes per opportunity: ramfs against tmpfs, --sequenced, where ramfs's
+ * coarse stamps miss most fresh polls and tmpfs none.  Before, compare tested missed versions out
+ * of versions written; now the granularity ratio is tested as fresh polls out of fresh polls, and
+ * the ordering ratio as re-reads out of re-reads.
+ */
+static void compare_per_opportunity(void)
+{
+	char a[512], b[512];
+	const char *kind, *v;
+	struct t_output o;
+	json_t *cmp, *cell, *doc;
+
+	snprintf(a, sizeof(a), "%s", t_result_path("cmp-ramfs.json"));
+	snprintf(b, sizeof(b), "%s", t_result_path("cmp-tmpfs.json"));
+	{
+		const char *const ra[] = { "run", "revalidate", "--sequenced", "--fs", "ramfs", "--rounds", "2000", "-q",
+					   "-o", a, NULL };
+		const char *const rb[] = { "run", "revalidate", "--sequenced", "--fs", "tmpfs", "--rounds", "2000", "-q",
+					   "-o", b, NULL };
+		const char *const cmp_args[] = { "compare", "--format", "json", a, b, NULL };
+
+		t_mgbench(&o, ra);
+		T_CHECK(o.status == 0, "ramfs run: %s", o.err);
+		t_output_free(&o);
+		t_mgbench(&o, rb);
+		T_CHECK(o.status == 0, "tmpfs run: %s", o.err);
+		t_output_free(&o);
+		t_mgbench(&o, cmp_args);
+	}
+	T_CHECK(o.status == 0, "compare: exit %d %s", o.status, o.err);
+	cmp = json_loads(o.out, 0, NULL);
+	t_output_free(&o);
+	T_CHECK(cmp != NULL, "compare --format json parses");
+	if (!cmp)
+		return;
+	v = verdict_of(cmp, "ordering_miss_ratio", &kind);
+	T_CHECK(!strcmp(kind, "proportion"), "ordering misses per re-read judged as a proportion (%s)", kind);
+	v = verdict_of(cmp, "granularity_miss_ratio", &kind);
+	T_CHECK(!strcmp(kind, "proportion"), "granularity misses per fresh poll judged as a proportion (%s)", kind);
+	doc = t_load(a);
+	cell = doc ? t_cell(doc, "revalidate", "ramfs") : NULL;
+	if (cell && t_check_coarse_bound(doc, cell, "compare ramfs/tmpfs", t_metric(cell, "rereads"), 2000) < 500)
+		T_CHECK(!strcmp(v, "better"), "tmpfs against ramfs: granularity per fresh poll better (%s)", v);
+	else
+		fprintf(stderr, "compare ramfs/tmpfs: the floor moved too often to judge ramfs's misses\n");
+	json_decref(doc);
+	json_decref(cmp);
 }
 
 /* One CPU for both threads: they take turns, so the poller sees new data a few times only. */
@@ -268,6 +366,7 @@ int main(void)
 	t_require_root();
 	t_host_snapshot(&before);
 	sequenced();
+	compare_per_opportunity();
 	free_running();
 	one_cpu();
 	interrupt_sequenced();

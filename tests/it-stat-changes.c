@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: `stat --threads 4 --writer` counts each ctime change once, however many query
  * threads see it.  On ext4 every change the queries saw was a ctime swap in the kernel, so

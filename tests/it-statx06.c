@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: `statx06` on scratch ext4, xfs, btrfs and tmpfs made by mgbench, and ramfs as the
  * coarse control, with LTP's sleep wait (the default) and with --wait spin at --ticks 0.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: the workloads through --backend uring (real rings on ext4, xfs, btrfs, tmpfs and
  * ramfs made by mgbench).  Every invariant that holds through plain syscalls holds through
@@ -235,6 +236,24 @@ static double punts_match_changes(json_t *doc, const char *label, const char *wo
 	return r;
 }
 
+/*
+ * Other processes' fine stamps move the floor, and every floor move is a ctime change (and so a
+ * punt) for the next write, queried or not: "almost none punted" can only be judged when the
+ * floor moved for fewer than 5 % of the writes.  Says so when it did not.
+ */
+static bool quiet_floor(json_t *doc, const char *workload, const char *label)
+{
+	json_t *cell = t_cell(doc, workload, "xfs");
+	json_t *fs = json_object_get(json_object_get(json_object_get(cell, "counters"), "multigrain"), "floor_swaps");
+	double writes = backend_metric(doc, workload, "writes");
+
+	if (!json_is_integer(fs) || (double)json_integer_value(fs) < 0.05 * writes)
+		return true;
+	fprintf(stderr, "xfs %s: could not judge 'almost none punted': the floor moved %lld times for %g writes "
+		"(other processes' fine stamps)\n", label, (long long)json_integer_value(fs), writes);
+	return false;
+}
+
 /* xfs: unqueried writes complete inline; a write after a query needs a transaction and is punted. */
 static void punts(void)
 {
@@ -250,7 +269,8 @@ static void punts(void)
 
 	doc = run("punts, no queries", quiet, t_result_path("punt-none.json"));
 	r = punts_match_changes(doc, "write --query none", "write", "ctime_changes");
-	T_CHECK(r < 0.05, "xfs write --query none: %g of writes punted, expected almost none", r);
+	if (quiet_floor(doc, "write", "write --query none"))
+		T_CHECK(r < 0.05, "xfs write --query none: %g of writes punted, expected almost none", r);
 	json_decref(doc);
 
 	doc = run("punts, query every", every, t_result_path("punt-every.json"));
@@ -268,11 +288,14 @@ static void punts(void)
 	/* The control: the same poller asking for the size only arms nothing. */
 	doc = run("punts, size poller", sized, t_result_path("punt-size.json"));
 	r_size = punts_match_changes(doc, "stat --writer --mask size", "stat", "ctime_changes_traced");
-	T_CHECK(r_size < 0.05, "xfs with a size poller: %g of writes punted, expected almost none", r_size);
 	/* Alone the ctime poller punts 5-20% of the writes; under make -j2 it got about 1% of a CPU's
 	 * turns, the size poller's share stays near 0.05%, so only "clearly more" is machine-independent. */
-	T_CHECK(r_ctime > 3 * r_size && r_ctime > 0,
-		"xfs: a ctime poller punts %g of the writes, a size poller %g: expected clearly more", r_ctime, r_size);
+	if (quiet_floor(doc, "stat", "stat --writer --mask size")) {
+		T_CHECK(r_size < 0.05, "xfs with a size poller: %g of writes punted, expected almost none", r_size);
+		T_CHECK(r_ctime > 3 * r_size && r_ctime > 0,
+			"xfs: a ctime poller punts %g of the writes, a size poller %g: expected clearly more", r_ctime,
+			r_size);
+	}
 	json_decref(doc);
 }
 

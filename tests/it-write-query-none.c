@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: `write --query none` on ext4.  Nobody looks, so stamps stay coarse: the kernel's
  * count of ctime changes for the inode (timestamp:ctime_ns_xchg) is far below the number of

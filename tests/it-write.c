@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: `write --query every` on scratch ext4, xfs, btrfs, tmpfs and ramfs made by mgbench.
  * Multigrain filesystems give a distinct ctime on every round, never backwards, never in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit: --check finds every invariant metric above zero, anywhere in a cell, and names the cell. */
 #include "config.h"
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit: documents handed to compare, report and plot.  Each malformed input is refused with one
  * line naming the file and what is wrong; a FIFO or device never blocks; a good document and one
@@ -6,6 +7,7 @@
  * reader and, when accepted, through compare and the table printer: none may crash.
  */
 #include "config.h"
+#include "report.h"
 #include "compare.h"
 #include "doc.h"
 #include "helpers.h"
@@ -124,6 +126,12 @@ int main(void)
 
 	refused_text("truncated.json", "{\"schema\":\"mgbench/1\",\"cells\":[{\"workload\":", "not JSON");
 	refused_text("schema2.json", "{\"schema\":\"mgbench/2\",\"cells\":[" GOOD_CELL "]}", "newer mgbench");
+	/* D24: a schema is mgbench/ and a positive number, nothing else; a comparison says so */
+	refused_text("minus.json", "{\"schema\":\"mgbench/-1\",\"cells\":[" GOOD_CELL "]}", "not an mgbench result document");
+	refused_text("zero.json", "{\"schema\":\"mgbench/0\",\"cells\":[" GOOD_CELL "]}", "not an mgbench result document");
+	refused_text("blank.json", "{\"schema\":\"mgbench/ 1\",\"cells\":[" GOOD_CELL "]}", "not an mgbench result document");
+	refused_text("plus.json", "{\"schema\":\"mgbench/+1\",\"cells\":[" GOOD_CELL "]}", "not an mgbench result document");
+	refused_text("compare.json", "{\"schema\":\"mgbench/1/compare\",\"cells\":[]}", "a comparison");
 	refused_text("wrong-schema.json", "{\"schema\":\"fio/3\",\"cells\":[]}", "not an mgbench result document");
 	refused_text("no-schema.json", "[1,2,3]", "not an mgbench result document");
 	refused_text("no-cells.json", "{\"schema\":\"mgbench/1\"}", "\"cells\"");

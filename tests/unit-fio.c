@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit: the fio JSON reader on what fio writes and on what it must refuse.  fio puts warnings
  * above its JSON on some errors; text that is not fio's JSON is refused with a clear message.
@@ -91,6 +92,23 @@ int main(void)
 	refused("{\"fio version\":\"fio-3.33\",\"jobs\":[{\"jobname\":\"c\",\"error\":0,\"write\":{\"total_ios\":\"5\","
 		"\"iops\":5.0,\"runtime\":1,\"clat_ns\":{\"mean\":3}}}]}",
 		"lacks write", "a count as a string");
+	/* A path for filename=: fio splits at ':' unless escaped; a newline would end the line */
+	{
+		char env[64];
+
+		T_CHECK(mgb_fio_filename_env("MGB_FILE", "/a:b/c:d.dat", env, sizeof(env), err) == 0 &&
+				!strcmp(env, "MGB_FILE=/a\\:b/c\\:d.dat"),
+			"colons escaped for fio: %s", env);
+		T_CHECK(mgb_fio_filename_env("MGB_FILE", "/we ird/#x", env, sizeof(env), err) == 0 &&
+				!strcmp(env, "MGB_FILE=/we ird/#x"),
+			"other characters as they are: %s", env);
+		T_CHECK(mgb_fio_filename_env("MGB_FILE", "/new\nline", env, sizeof(env), err) < 0 &&
+				strstr(err, "control characters"),
+			"a newline refused: %s", err);
+		T_CHECK(mgb_fio_filename_env("MGB_FILE", "/a:b:c:d:e:f:g:h:i:j:k:l:m:n:o:p:q:r:s:t:u:v:w", env, 40, err) < 0 &&
+				strstr(err, "too long"),
+			"too long for the buffer: %s", err);
+	}
 	/* Text after the document (fio's exit warnings) is kept, not parsed */
 	T_CHECK(parse("{\"fio version\":\"fio-3.33\",\"jobs\":[{\"jobname\":\"c\",\"error\":0,\"write\":{\"total_ios\":5,"
 		      "\"iops\":5.0,\"runtime\":1,\"clat_ns\":{\"mean\":3}}}]}\n{\"second\": 1}\n",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit: the log-linear step histogram (bucketing, quantiles, bounds). */
 #include "config.h"
 #include "helpers.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit: the streaming stamp observer (distinct, backwards, future, steps, per-tick, JSON). */
 #include "config.h"
 #include "helpers.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit: number parsing and declarative workload options. */
 #include "config.h"
 #include "helpers.h"

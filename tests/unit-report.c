@@ -1,5 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit: the text table never rounds a ratio below 1 up to 1.000, and prints booleans as words. */
 #include "config.h"
+#include "report.h"
 #include "helpers.h"
 #include "result.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit: which directories root may trust (mgb_check_trusted_dir), on real directories. */
 #include "config.h"
 #include "helpers.h"

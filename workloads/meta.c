@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * meta: the other operations that change a file's ctime, one per run (--op), each followed by a
  * query.  truncate, chmod and utimens change the file every round by themselves (alternating

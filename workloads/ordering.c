@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ordering: the sequence that got the 2023 multigrain series reverted in 6.6-rc3,
  *   write(f1) stat(f2) write(f2) stat(f2) write(f1) stat(f1)

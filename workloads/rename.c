@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rename: move a file back and forth between two names in one directory, or with --dirs between
  * two subdirectories, and query the file and its parent directories after every rename.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * setxattr: set the user.mgbench xattr of a file to a new value (the round number) every round,
  * and query the file's ctime/mtime after each set.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stat: query throughput.  --threads threads run statx loops on one inode.  With --mask times
  * (CTIME|MTIME) every query after a change arms the inode's QUERIED flag; --mask size asks only
@@ -235,7 +236,7 @@ static int stat_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "writer_writes", p->writer ? json_integer((json_int_t)wt.done) : json_null());
 	json_object_set_new(ctx->metrics, "writer_writes_per_s",
 			    p->writer && wt.elapsed_ns > 0 ? json_real(mgb_per_s(wt.done, wt.elapsed_ns)) : json_null());
-	json_object_set_new(ctx->metrics, "flag_arming_queries", inode_count_json(&arming));
+	json_object_set_new(ctx->metrics, "mg_queries", inode_count_json(&arming));
 	/* ctime_ns_xchg fires only on the multigrain path: none at all after writes means unknown. */
 	json_object_set_new(ctx->metrics, "ctime_changes_traced",
 			    p->writer && wt.done && inode_count(&swaps) == 0 ? json_null()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * statx06: LTP statx06's timestamp bracket, counted instead of asserted.
  *
@@ -145,16 +146,6 @@ static void random_phase(struct waiter *w)
 	nanosleep(&ts, NULL);
 }
 
-/* Wait until the coarse clock is past t, so that a change now takes a coarse stamp even if the
- * file is queried.  Bounded, so that a stamp from the future cannot hang the run. */
-static void wait_coarse_past(int64_t t)
-{
-	int64_t give_up = mgb_clock_ns(CLOCK_MONOTONIC) + 100 * 1000 * 1000;
-
-	while (mgb_clock_ns(CLOCK_REALTIME_COARSE) <= t && mgb_clock_ns(CLOCK_MONOTONIC) < give_up)
-		;
-}
-
 static int close_file(struct mgb_backend *be, struct group *g)
 {
 	if (!g->open)
@@ -191,7 +182,7 @@ static int undo_query(struct mgb_backend *be, struct group *g)
 {
 	int r;
 
-	wait_coarse_past(g->ctime_ns);
+	mgb_wait_coarse_past(g->ctime_ns);
 	if (g->change != CHANGE_CREATE)
 		return do_change(be, g);
 	if (!g->open)
@@ -238,7 +229,7 @@ static int one_round(struct mgb_ctx *ctx, struct group *g, struct waiter *w)
 	if (g->kind == KIND_UNQUERIED)
 		r = undo_query(be, g);
 	else if (g->kind == KIND_ARMED)
-		wait_coarse_past(g->ctime_ns);
+		mgb_wait_coarse_past(g->ctime_ns);
 	if (r < 0)
 		return r;
 	random_phase(w);
@@ -368,7 +359,7 @@ static int run_group(struct mgb_ctx *ctx, struct group *g, uint64_t rounds, stru
 
 	/* Start once the coarse clock has passed every stamp taken so far (earlier groups', the
 	 * target setup's), so that no fine stamp from before the group lifts the floor in it. */
-	wait_coarse_past(mgb_clock_ns(CLOCK_REALTIME));
+	mgb_wait_coarse_past(mgb_clock_ns(CLOCK_REALTIME));
 	/* A new file's stamps cannot be fine: create counts none (null). */
 	g->b.fine_stamps = g->change == CHANGE_CREATE ? -1 : 0;
 	if (g->change != CHANGE_CREATE) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The workload table: every workload mgbench knows, in the order `mgbench list` shows them. */
 #include "config.h"
 #include "workload.h"

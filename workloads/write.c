@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * write: change a file by pwrite of --size bytes, and query its ctime/mtime with statx after
  * every write (--query every), every K-th write (--query K) or never (--query none).

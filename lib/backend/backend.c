@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "backend.h"
 #include "util.h"
@@ -50,13 +51,6 @@ json_t *mgb_backend_to_json(const struct mgb_backend_ops *ops, const void *param
 {
 	return json_pack("{s:s, s:o}", "name", ops->name,
 			 "options", params ? mgb_option_table_to_json(ops->options, params) : json_object());
-}
-
-const char *mgb_backend_name_of(json_t *cell)
-{
-	json_t *b = json_object_get(cell, "backend");
-
-	return json_is_object(b) ? json_string_value(json_object_get(b, "name")) : json_string_value(b);
 }
 
 void mgb_backend_close(struct mgb_backend *be)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The NFS backends, nfs3 and nfs4: every operation as NFS calls through libnfs (sync API), the
  * query being a GETATTR.  The root given to init is an nfs:// URL: the embedded server's
@@ -12,7 +13,7 @@
  *
  * libnfs 4.0.0's NFSv4 limits are handled here: a WRITE compound is encoded into a fixed 4 KiB
  * buffer, so writes go out in pieces of NFS4_WRITE_MAX bytes; READ is split at 1 MiB; and the
- * change attribute, which struct nfs_stat_64 lacks, comes from a raw COMPOUND (PUTFH, GETATTR)
+ * change attribute, which struct nfs_stat_64 lacks, comes from a raw COMPOUND (nfs4_raw.c: PUTFH, GETATTR)
  * that is the v4 query itself, so ctime and change are one consistent snapshot.  Leases are
  * never renewed by 4.0.0: the server is told Lease_Lifetime = 120 s, and every WRITE renews.
  *
@@ -20,6 +21,8 @@
  * reconnect, so a server that dies or stops answering fails the call within that time.
  */
 #include "config.h"
+#include "nfs4_raw.h"
+#include "perthread.h"
 #include "backend.h"
 #include "stop.h"
 #include "util.h"
@@ -41,12 +44,13 @@
 #include <nfsc/libnfs.h>
 #include <nfsc/libnfs-raw.h>
 #include <nfsc/libnfs-raw-nfs4.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
 
-#define NFS_MAX_CLIENTS 80   /* stat: up to 64 query threads + a writer, with room */
-#define NFS_MAX_HANDLES NFS_MAX_CLIENTS
+#define NFS_MAX_HANDLES MGB_PERTHREAD_MAX /* one per client */
 #define NFS4_WRITE_MAX 3072  /* libnfs 4.0.0 fails WRITE compounds above ~3.9 KB */
 #define NFS4_READ_MAX (1u << 20)
-#define NFS_MAX_COMPONENTS 32
 
 struct nfs_params {
 	const char *url;
@@ -62,21 +66,10 @@ static const struct mgb_workload_option nfs_options[] = {
 	{ 0 },
 };
 
-/* What one raw COMPOUND returned, decoded in its callback (the reply lives only there). */
-struct raw_result {
-	int done;          /* 0 pending, 1 finished */
-	int err;           /* -errno */
-	nfsstat4 status;
-	char *fh;          /* GETFH */
-	unsigned fh_len;
-	struct mgb_stat st; /* GETATTR */
-};
-
 struct nfs_client {
-	pthread_t owner;
 	struct nfs_context *nfs;
-	struct raw_result raw; /* outlives a timed-out call whose callback comes at destroy */
-	bool broken;           /* a raw call timed out: the connection's state is unknown */
+	struct nfs4_raw_result raw; /* where a raw call's reply lands */
+	bool broken;           /* a call failed or timed out: the connection's state is unknown */
 };
 
 struct nfs_priv {
@@ -87,9 +80,7 @@ struct nfs_priv {
 	bool made_subdir;
 	int timeout_ms;
 	uint64_t tag;
-	pthread_mutex_t lock; /* guards clients */
-	unsigned nclients;
-	struct nfs_client *clients[NFS_MAX_CLIENTS];
+	struct mgb_perthread clients; /* each thread's connection (perthread.h) */
 	atomic_uint_fast64_t rpcs;
 };
 
@@ -107,19 +98,60 @@ struct nfs_file {
 	} h[NFS_MAX_HANDLES];
 };
 
-static __thread struct nfs_priv *tls_priv;
-static __thread uint64_t tls_tag;
-static __thread struct nfs_client *tls_client;
-
 static struct nfs_priv *priv_of(struct mgb_backend *be)
 {
 	return be->priv;
 }
 
 /*
+ * Is a call still queued on c's context?  A synchronous libnfs call that returns early (the
+ * connection reset, a signal interrupting its poll) leaves its request queued, and the request's
+ * callback data was on that call's stack frame: any later call on the context, its destroy
+ * included, runs the callback into a dead frame (reliability review D2, sahlberg/libnfs#305).
+ */
+static bool context_busy(struct nfs_context *nfs)
+{
+	return rpc_queue_length(nfs_get_rpc_context(nfs)) > 0;
+}
+
+static bool in_flight(struct nfs_client *c)
+{
+	return context_busy(c->nfs);
+}
+
+/* Memory left to a context that can never be called again (see context_end), not forgotten. */
+static void leak_on_purpose(const void *p)
+{
+#ifdef __SANITIZE_ADDRESS__
+	__lsan_ignore_object(p);
+#else
+	(void)p;
+#endif
+}
+
+/*
+ * The end of a context.  One with a call in flight is abandoned, never destroyed: destroy would
+ * run the call's callback into a dead stack frame.  Its socket is closed (nothing calls into the
+ * context again) and its memory deliberately leaked, a few KiB per failed client.
+ */
+static void context_end(struct nfs_context *nfs)
+{
+	int fd;
+
+	if (!context_busy(nfs)) {
+		nfs_destroy_context(nfs);
+		return;
+	}
+	fd = nfs_get_fd(nfs);
+	if (fd >= 0)
+		close(fd);
+	leak_on_purpose(nfs);
+}
+
+/*
  * libnfs returns -errno from most calls, -1 from some failures to queue and -EINTR for a call
- * that timed out.  A client whose connection failed or timed out is not used again: each later
- * call (the close at teardown included) would wait out the timeout once more.
+ * that timed out.  A client whose connection failed or timed out, or that has a call in flight,
+ * is not used again: each later call would wait out the timeout once more, or worse, see above.
  */
 static int cerr(struct nfs_client *c, int r)
 {
@@ -129,9 +161,17 @@ static int cerr(struct nfs_client *c, int r)
 		r = -EIO;
 	if (r == -EINTR && !mgb_stop_requested())
 		r = -ETIMEDOUT;
-	if (r == -ETIMEDOUT || r == -EIO || r == -ECONNRESET || r == -EPIPE || r == -ENOTCONN)
+	if (r == -ETIMEDOUT || r == -EIO || r == -ECONNRESET || r == -EPIPE || r == -ENOTCONN || r == -EINTR ||
+	    in_flight(c))
 		c->broken = true;
 	return r;
+}
+
+static void client_free(struct nfs_client *c)
+{
+	context_end(c->nfs);
+	free(c->raw.fh);
+	free(c);
 }
 
 static struct nfs_context *context_new(struct nfs_priv *p, unsigned serial, char *err)
@@ -162,7 +202,7 @@ static struct nfs_context *context_new(struct nfs_priv *p, unsigned serial, char
 		mgb_err(err, "mount %s (NFSv%d): %s%s", p->url, p->version, nfs_get_error(nfs),
 			strstr(nfs_get_error(nfs), "nfs_service failed") ? " (no NFS server answers there)" : "");
 		nfs_destroy_url(u);
-		nfs_destroy_context(nfs);
+		context_end(nfs); /* a signal may have cut the mount short */
 		return NULL;
 	}
 	if (!p->export_path)
@@ -171,51 +211,42 @@ static struct nfs_context *context_new(struct nfs_priv *p, unsigned serial, char
 	return nfs;
 }
 
-/* This thread's client, connected on first use; NULL with *e = -errno. */
-static struct nfs_client *client_of(struct nfs_priv *p, int *e)
+/* A new thread's client (perthread.h's make): a context of its own, connected now. */
+static void *client_make(void *ctx, unsigned index, int *e, char *err)
 {
-	struct nfs_client *c = NULL;
-	pthread_t self = pthread_self();
-	char err[MGB_ERR_LEN];
+	struct nfs_priv *p = ctx;
+	struct nfs_client *c = calloc(1, sizeof(*c));
 
-	if (tls_priv == p && tls_tag == p->tag)
-		return tls_client;
-	pthread_mutex_lock(&p->lock);
-	for (unsigned i = 0; i < p->nclients && !c; i++)
-		if (pthread_equal(p->clients[i]->owner, self))
-			c = p->clients[i];
-	if (!c && p->nclients < NFS_MAX_CLIENTS && (c = calloc(1, sizeof(*c)))) {
-		c->nfs = context_new(p, p->nclients, err);
-		if (!c->nfs) {
-			free(c);
-			c = NULL;
-			*e = -ECONNREFUSED;
-		} else {
-			c->owner = self;
-			p->clients[p->nclients++] = c;
-		}
-	} else if (!c) {
+	if (!c) {
 		*e = -ENOMEM;
+		mgb_err(err, "out of memory");
+		return NULL;
 	}
-	pthread_mutex_unlock(&p->lock);
-	if (c) {
-		tls_priv = p;
-		tls_tag = p->tag;
-		tls_client = c;
+	if (!(c->nfs = context_new(p, index, err))) {
+		free(c);
+		*e = -ECONNREFUSED;
+		return NULL;
 	}
 	return c;
 }
 
-#define CLIENT(p, c)                                   \
-	struct nfs_client *c;                          \
-	do {                                           \
-		int e_ = -EIO;                         \
-		if (!(c = client_of(p, &e_)))          \
-			return e_;                     \
-		if (c->broken)                         \
-			return -ENOTCONN;              \
-		atomic_fetch_add(&(p)->rpcs, 1);       \
-	} while (0)
+static void client_free_v(void *c)
+{
+	client_free(c);
+}
+
+/* This thread's client, counting the call: 0, or -errno when there is none or it is broken. */
+static int get_client(struct nfs_priv *p, struct nfs_client **c)
+{
+	int e = -EIO;
+
+	if (!(*c = mgb_perthread_get(&p->clients, &e, NULL)))
+		return e;
+	if ((*c)->broken)
+		return -ENOTCONN;
+	atomic_fetch_add(&p->rpcs, 1);
+	return 0;
+}
 
 static char *full_path(struct nfs_priv *p, const char *path)
 {
@@ -226,240 +257,25 @@ static char *full_path(struct nfs_priv *p, const char *path)
 	return s;
 }
 
-/* ---- raw NFSv4 COMPOUNDs: LOOKUP to a file handle, GETATTR with the change attribute ---- */
+/* ---- raw NFSv4 COMPOUNDs (nfs4_raw.c) on this client's connection ---- */
 
-static uint64_t get_be64(const unsigned char *b)
+static struct nfs4_conn conn_of(struct nfs_priv *p, struct nfs_client *c)
 {
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | b[i];
-	return v;
+	return (struct nfs4_conn){ .nfs = c->nfs, .timeout_ms = p->timeout_ms, .broken = &c->broken, .res = &c->raw };
 }
 
-static uint32_t get_be32(const unsigned char *b)
-{
-	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
-
-/* libnfs 4.0.0's decoder may leave its arrays unaligned (UBSan sees it): words are copied out. */
-static bool has_attr(const bitmap4 *m, unsigned a)
-{
-	uint32_t w;
-
-	if (a / 32 >= m->bitmap4_len)
-		return false;
-	memcpy(&w, (const char *)m->bitmap4_val + a / 32 * sizeof(w), sizeof(w));
-	return w >> (a % 32) & 1;
-}
-
-/* Decode the attributes we ask for, in bitmap order (RFC 7530 §5.1); -1 on a short reply. */
-static int decode_fattr4(const fattr4 *fa, struct mgb_stat *st)
-{
-	const unsigned char *b = (const unsigned char *)fa->attr_vals.attrlist4_val;
-	size_t len = fa->attr_vals.attrlist4_len, off = 0;
-	static const unsigned order[] = { FATTR4_CHANGE, FATTR4_SIZE, FATTR4_FILEID, FATTR4_TIME_ACCESS,
-					  FATTR4_TIME_METADATA, FATTR4_TIME_MODIFY };
-
-	memset(st, 0, sizeof(*st));
-	for (size_t i = 0; i < MGB_ARRAY_SIZE(order); i++) {
-		unsigned a = order[i];
-		size_t need = a >= FATTR4_TIME_ACCESS ? 12 : 8;
-		struct mgb_ts t;
-
-		if (!has_attr(&fa->attrmask, a))
-			continue;
-		if (off + need > len)
-			return -1;
-		if (need == 12)
-			t = (struct mgb_ts){ (int64_t)get_be64(b + off), get_be32(b + off + 8) };
-		switch (a) {
-		case FATTR4_CHANGE:
-			st->change = get_be64(b + off);
-			st->mask |= MGB_STAT_CHANGE;
-			break;
-		case FATTR4_SIZE:
-			st->size = get_be64(b + off);
-			st->mask |= MGB_STAT_SIZE;
-			break;
-		case FATTR4_FILEID:
-			st->ino = get_be64(b + off);
-			break;
-		case FATTR4_TIME_ACCESS:
-			st->atime = t;
-			st->mask |= MGB_STAT_ATIME;
-			break;
-		case FATTR4_TIME_METADATA:
-			st->ctime = t;
-			st->mask |= MGB_STAT_CTIME;
-			break;
-		case FATTR4_TIME_MODIFY:
-			st->mtime = t;
-			st->mask |= MGB_STAT_MTIME;
-			break;
-		}
-		off += need;
-	}
-	return 0;
-}
-
-static int nfs4_errno(nfsstat4 s)
-{
-	switch (s) {
-	case NFS4_OK:
-		return 0;
-	case NFS4ERR_NOENT:
-		return -ENOENT;
-	case NFS4ERR_ACCESS:
-	case NFS4ERR_PERM:
-		return -EACCES;
-	case NFS4ERR_STALE:
-	case NFS4ERR_BADHANDLE:
-	case NFS4ERR_FHEXPIRED:
-		return -ESTALE;
-	case NFS4ERR_NOTSUPP:
-		return -EOPNOTSUPP;
-	default:
-		return -EIO;
-	}
-}
-
-static void raw_cb(struct rpc_context *rpc, int status, void *data, void *priv)
-{
-	struct raw_result *res = priv;
-	COMPOUND4res *r = data;
-
-	res->done = 1;
-	if (status != RPC_STATUS_SUCCESS) {
-		res->err = status == RPC_STATUS_TIMEOUT ? -ETIMEDOUT : -EIO;
-		return;
-	}
-	res->status = r->status;
-	res->err = nfs4_errno(r->status);
-	if (r->status != NFS4_OK || !r->resarray.resarray_len)
-		return;
-	for (u_int i = 0; i < r->resarray.resarray_len; i++) {
-		nfs_resop4 op_copy, *op = &op_copy;
-
-		memcpy(&op_copy, (const char *)r->resarray.resarray_val + i * sizeof(op_copy), sizeof(op_copy));
-
-		if (op->resop == OP_GETFH) {
-			nfs_fh4 *fh = &op->nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object;
-
-			res->fh = malloc(fh->nfs_fh4_len ? fh->nfs_fh4_len : 1);
-			if (!res->fh) {
-				res->err = -ENOMEM;
-				return;
-			}
-			memcpy(res->fh, fh->nfs_fh4_val, fh->nfs_fh4_len);
-			res->fh_len = fh->nfs_fh4_len;
-		} else if (op->resop == OP_GETATTR &&
-			   decode_fattr4(&op->nfs_resop4_u.opgetattr.GETATTR4res_u.resok4.obj_attributes, &res->st) < 0) {
-			res->err = -EBADMSG;
-		}
-	}
-}
-
-/* Send one COMPOUND on c and wait for it (libnfs's timeout, with our own deadline behind it). */
-static int raw_call(struct nfs_priv *p, struct nfs_client *c, nfs_argop4 *ops, unsigned nops)
-{
-	COMPOUND4args args;
-	int64_t deadline = mgb_clock_ns(CLOCK_MONOTONIC) + ((int64_t)p->timeout_ms + 1000) * 1000000;
-
-	if (c->broken)
-		return -EIO;
-	memset(&args, 0, sizeof(args));
-	memset(&c->raw, 0, sizeof(c->raw));
-	args.minorversion = 0;
-	args.argarray.argarray_len = nops;
-	args.argarray.argarray_val = ops;
-	if (rpc_nfs4_compound_async(nfs_get_rpc_context(c->nfs), raw_cb, &args, &c->raw) != 0)
-		return -EIO;
-	while (!c->raw.done) {
-		struct pollfd pfd = { .fd = nfs_get_fd(c->nfs), .events = (short)nfs_which_events(c->nfs) };
-		int n = poll(&pfd, 1, 100);
-
-		/* With revents 0 too: that is where libnfs times calls out. */
-		if ((n < 0 && errno != EINTR) || nfs_service(c->nfs, n > 0 ? pfd.revents : 0) < 0) {
-			c->broken = true;
-			return -ECONNRESET;
-		}
-		if (mgb_clock_ns(CLOCK_MONOTONIC) > deadline) {
-			c->broken = true;
-			return -ETIMEDOUT;
-		}
-	}
-	if (c->raw.err == -ETIMEDOUT || c->raw.err == -EIO)
-		c->broken = true;
-	return c->raw.err;
-}
-
-static void set_component(nfs_argop4 *op, const char *name, size_t len)
-{
-	op->argop = OP_LOOKUP;
-	op->nfs_argop4_u.oplookup.objname.utf8string_len = (u_int)len;
-	op->nfs_argop4_u.oplookup.objname.utf8string_val = (char *)name;
-}
-
-static const uint32_t getattr_mask[2] = {
-	1u << FATTR4_CHANGE | 1u << FATTR4_SIZE | 1u << FATTR4_FILEID,
-	1u << (FATTR4_TIME_ACCESS - 32) | 1u << (FATTR4_TIME_METADATA - 32) | 1u << (FATTR4_TIME_MODIFY - 32),
-};
-
-static void set_getattr(nfs_argop4 *op)
-{
-	op->argop = OP_GETATTR;
-	op->nfs_argop4_u.opgetattr.attr_request.bitmap4_len = 2;
-	op->nfs_argop4_u.opgetattr.attr_request.bitmap4_val = (uint32_t *)getattr_mask;
-}
-
-/* PUTROOTFH, one LOOKUP per component of export + path, then last (GETFH or GETATTR). */
 static int raw_lookup(struct nfs_priv *p, struct nfs_client *c, const char *path, nfs_opnum4 last)
 {
-	nfs_argop4 ops[NFS_MAX_COMPONENTS + 2];
-	char *joined;
-	unsigned n = 0;
-	int r;
+	struct nfs4_conn conn = conn_of(p, c);
 
-	if (asprintf(&joined, "%s/%s", p->export_path, path) < 0)
-		return -ENOMEM;
-	memset(ops, 0, sizeof(ops));
-	ops[n++].argop = OP_PUTROOTFH;
-	for (char *s = joined; *s;) {
-		size_t len = strcspn(s, "/");
-
-		if (len && n == NFS_MAX_COMPONENTS + 1) {
-			free(joined);
-			return -ENAMETOOLONG;
-		}
-		if (len)
-			set_component(&ops[n++], s, len);
-		s += len;
-		s += *s == '/';
-	}
-	if (last == OP_GETATTR)
-		set_getattr(&ops[n++]);
-	else
-		ops[n++].argop = OP_GETFH;
-	r = raw_call(p, c, ops, n);
-	free(joined);
-	return r;
+	return nfs4_raw_lookup(&conn, p->export_path, path, last);
 }
 
 static int raw_fstat(struct nfs_priv *p, struct nfs_client *c, const char *fh, unsigned fh_len, struct mgb_stat *st)
 {
-	nfs_argop4 ops[2];
-	int r;
+	struct nfs4_conn conn = conn_of(p, c);
 
-	memset(ops, 0, sizeof(ops));
-	ops[0].argop = OP_PUTFH;
-	ops[0].nfs_argop4_u.opputfh.object.nfs_fh4_len = fh_len;
-	ops[0].nfs_argop4_u.opputfh.object.nfs_fh4_val = (char *)fh;
-	set_getattr(&ops[1]);
-	r = raw_call(p, c, ops, 2);
-	if (r == 0)
-		*st = c->raw.st;
-	return r;
+	return nfs4_raw_getattr(&conn, fh, fh_len, st);
 }
 
 /* ---- init, fini ---- */
@@ -506,19 +322,12 @@ static void nfs_fini_be(struct mgb_backend *be)
 	if (!p)
 		return;
 	if (p->made_subdir) {
-		struct nfs_client *c = client_of(p, &e);
+		struct nfs_client *c = mgb_perthread_get(&p->clients, &e, NULL);
 
 		if (c && !c->broken)
 			remove_tree(c->nfs, p->subdir, 0);
 	}
-	for (unsigned i = 0; i < p->nclients; i++) {
-		nfs_destroy_context(p->clients[i]->nfs);
-		free(p->clients[i]->raw.fh);
-		free(p->clients[i]);
-	}
-	if (tls_priv == p)
-		tls_priv = NULL;
-	pthread_mutex_destroy(&p->lock);
+	mgb_perthread_destroy(&p->clients, client_free_v);
 	free(p->url);
 	free(p->export_path);
 	free(p->subdir);
@@ -530,13 +339,14 @@ static int nfs_init_be(struct mgb_backend *be, int version, const char *root, ch
 {
 	const struct nfs_params *par = be->params;
 	struct nfs_priv *p = calloc(1, sizeof(*p));
+	struct nfs_client *first;
 	const char *v;
 	int e = 0;
 
 	if (!p)
 		return mgb_err(err, "out of memory");
 	be->priv = p;
-	pthread_mutex_init(&p->lock, NULL);
+	mgb_perthread_init(&p->clients, client_make, p);
 	p->version = version;
 	p->timeout_ms = (int)((par ? par->timeout_s : 5) * 1000);
 	p->url = strdup(root);
@@ -557,16 +367,9 @@ static int nfs_init_be(struct mgb_backend *be, int version, const char *root, ch
 		return mgb_err(err, "%s asks for NFS version %d but the backend is nfs%d", root, atoi(v + 8), version);
 	}
 	/* Connect this thread's client now: a server that does not answer fails here, clearly. */
-	{
-		struct nfs_client *c = calloc(1, sizeof(*c));
-
-		if (!c || !(c->nfs = context_new(p, 0, err))) {
-			free(c);
-			nfs_fini_be(be);
-			return -1;
-		}
-		c->owner = pthread_self();
-		p->clients[p->nclients++] = c;
+	if (!(first = mgb_perthread_get(&p->clients, &e, err))) {
+		nfs_fini_be(be);
+		return -1;
 	}
 	if (par && par->url) {
 		/* An existing server: work in a new directory of our own. */
@@ -577,12 +380,12 @@ static int nfs_init_be(struct mgb_backend *be, int version, const char *root, ch
 			if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 				rnd = (uint32_t)mgb_clock_ns(CLOCK_MONOTONIC);
 			snprintf(name, sizeof(name), "/mgbench.%08x", rnd);
-			e = nfs_mkdir2(p->clients[0]->nfs, name, 0700);
+			e = nfs_mkdir2(first->nfs, name, 0700);
 			if (e != -EEXIST)
 				break;
 		}
 		if (e != 0) {
-			mgb_err(err, "%s: cannot make a directory %s: %s", root, name, nfs_get_error(p->clients[0]->nfs));
+			mgb_err(err, "%s: cannot make a directory %s: %s", root, name, nfs_get_error(first->nfs));
 			nfs_fini_be(be);
 			return -1;
 		}
@@ -590,7 +393,6 @@ static int nfs_init_be(struct mgb_backend *be, int version, const char *root, ch
 		p->subdir = strdup(name);
 		p->made_subdir = true;
 	}
-	(void)client_of(p, &e); /* the thread-local pointer for the main thread */
 	return 0;
 }
 
@@ -642,17 +444,28 @@ static struct nfsfh *handle_of(struct nfs_priv *p, struct nfs_client *c, struct 
 	return fh;
 }
 
-#define HANDLE(be, f, p, c, fh, slot)                                         \
-	struct nfs_priv *p = priv_of(be);                                     \
-	struct nfs_file *nf_ = (f)->priv;                                     \
-	struct nfsfh *fh;                                                     \
-	unsigned slot = 0;                                                    \
-	CLIENT(p, c);                                                         \
-	do {                                                                  \
-		int e_ = -EIO;                                                \
-		if (!(fh = handle_of(p, c, nf_, &slot, &e_)))                 \
-			return e_;                                            \
-	} while (0)
+/* What an operation on an open file works with: this thread's client and its handle of it. */
+struct nfs_call {
+	struct nfs_priv *p;
+	struct nfs_client *c;
+	struct nfsfh *fh;
+	unsigned slot; /* the handle's index in the file's h[] */
+};
+
+/* 0 with k filled in, or -errno: no usable client, or the file cannot be opened on it. */
+static int file_call(struct mgb_backend *be, struct mgb_file *f, struct nfs_call *k)
+{
+	int e;
+
+	k->p = priv_of(be);
+	k->slot = 0;
+	e = get_client(k->p, &k->c);
+	if (e)
+		return e;
+	e = -EIO;
+	k->fh = handle_of(k->p, k->c, f->priv, &k->slot, &e);
+	return k->fh ? 0 : e;
+}
 
 static int nfs_open_be(struct mgb_backend *be, const char *path, int flags, mode_t mode, struct mgb_file *f)
 {
@@ -660,7 +473,11 @@ static int nfs_open_be(struct mgb_backend *be, const char *path, int flags, mode
 	struct nfs_file *nf;
 	struct nfsfh *fh = NULL;
 	int r;
-	CLIENT(p, c);
+	struct nfs_client *c;
+	int ce = get_client(p, &c);
+
+	if (ce)
+		return ce;
 
 	nf = calloc(1, sizeof(*nf));
 	if (!nf || !(nf->path = full_path(p, path))) {
@@ -696,12 +513,18 @@ static int nfs_close_be(struct mgb_backend *be, struct mgb_file *f)
 		int e;
 
 		/* A broken client's close fails, but it is the only way to free libnfs's handle:
-		 * with the shortest timeout, where a dead socket does not fail it at once. */
-		if (c->broken)
-			nfs_set_timeout(c->nfs, 1000);
-		e = cerr(c, nfs_close(c->nfs, nf->h[i].fh));
-		if (c->broken)
+		 * with the shortest timeout, where a dead socket does not fail it at once.  With a
+		 * call in flight, not even that (see in_flight()): the handle goes with the context. */
+		if (c->broken && in_flight(c)) {
+			leak_on_purpose(nf->h[i].fh); /* the context does not hold it: it is ours to leak */
 			e = 0;
+		} else {
+			if (c->broken)
+				nfs_set_timeout(c->nfs, 1000);
+			e = cerr(c, nfs_close(c->nfs, nf->h[i].fh));
+			if (c->broken)
+				e = 0;
+		}
 
 		if (r == 0)
 			r = e;
@@ -717,16 +540,21 @@ static int nfs_close_be(struct mgb_backend *be, struct mgb_file *f)
 static ssize_t nfs_pwrite_be(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off)
 {
 	size_t done = 0, max;
-	HANDLE(be, f, p, c, fh, slot);
+	struct nfs_call k;
+	int ke = file_call(be, f, &k);
 
-	(void)slot;
-	max = p->version == 4 ? NFS4_WRITE_MAX : len;
+	if (ke)
+		return ke;
+
+	max = k.p->version == 4 ? NFS4_WRITE_MAX : len;
 	do {
 		size_t n = len - done < max ? len - done : max;
-		int r = nfs_pwrite(c->nfs, fh, (uint64_t)off + done, n, (char *)buf + done);
+		int r = nfs_pwrite(k.c->nfs, k.fh, (uint64_t)off + done, n, (char *)buf + done);
 
+		/* A failed piece fails the write, not a short count: the cell says why (timed out),
+		 * and the client is broken, so the next call does not wait again. */
 		if (r < 0)
-			return done ? (ssize_t)done : cerr(c, r);
+			return cerr(k.c, r);
 		done += (size_t)r;
 		if ((size_t)r < n)
 			break;
@@ -737,21 +565,24 @@ static ssize_t nfs_pwrite_be(struct mgb_backend *be, struct mgb_file *f, const v
 static ssize_t nfs_pread_be(struct mgb_backend *be, struct mgb_file *f, void *buf, size_t len, off_t off)
 {
 	size_t done = 0, max;
-	HANDLE(be, f, p, c, fh, slot);
+	struct nfs_call k;
+	int ke = file_call(be, f, &k);
 
-	(void)slot;
-	max = p->version == 4 ? NFS4_READ_MAX : len;
+	if (ke)
+		return ke;
+
+	max = k.p->version == 4 ? NFS4_READ_MAX : len;
 	/* libnfs 4.0.0 keeps whole pages of a v3 file in a per-handle cache despite
 	 * nfs_set_pagecache(0), and serves later reads from it: another client's writes would
 	 * never be seen.  Every read goes to the server. */
-	if (p->version == 3)
-		nfs_pagecache_invalidate(c->nfs, fh);
+	if (k.p->version == 3)
+		nfs_pagecache_invalidate(k.c->nfs, k.fh);
 	do {
 		size_t n = len - done < max ? len - done : max;
-		int r = nfs_pread(c->nfs, fh, (uint64_t)off + done, n, (char *)buf + done);
+		int r = nfs_pread(k.c->nfs, k.fh, (uint64_t)off + done, n, (char *)buf + done);
 
 		if (r < 0)
-			return done ? (ssize_t)done : cerr(c, r);
+			return cerr(k.c, r);
 		done += (size_t)r;
 		if ((size_t)r < n)
 			break;
@@ -763,25 +594,29 @@ static int nfs_fstat_be(struct mgb_backend *be, struct mgb_file *f, unsigned wan
 {
 	struct nfs_stat_64 s;
 	int r;
-	HANDLE(be, f, p, c, fh, slot);
+	struct nfs_call k;
+	int ke = file_call(be, f, &k);
 
-	if (p->version == 4) {
+	if (ke)
+		return ke;
+
+	if (k.p->version == 4) {
 		struct nfs_file *nf = f->priv;
 
-		if (!nf->h[slot].fh4) {
+		if (!nf->h[k.slot].fh4) {
 			/* The handle libnfs holds is opaque: ask the server once for the same one. */
-			r = raw_lookup(p, c, nf->path, OP_GETFH);
+			r = raw_lookup(k.p, k.c, nf->path, OP_GETFH);
 			if (r < 0)
 				return r;
-			nf->h[slot].fh4 = c->raw.fh;
-			nf->h[slot].fh4_len = c->raw.fh_len;
-			c->raw.fh = NULL;
+			nf->h[k.slot].fh4 = k.c->raw.fh;
+			nf->h[k.slot].fh4_len = k.c->raw.fh_len;
+			k.c->raw.fh = NULL;
 		}
-		return raw_fstat(p, c, nf->h[slot].fh4, nf->h[slot].fh4_len, st);
+		return raw_fstat(k.p, k.c, nf->h[k.slot].fh4, nf->h[k.slot].fh4_len, st);
 	}
-	r = nfs_fstat64(c->nfs, fh, &s);
+	r = nfs_fstat64(k.c->nfs, k.fh, &s);
 	if (r < 0)
-		return cerr(c, r);
+		return cerr(k.c, r);
 	from_stat64(&s, st);
 	return 0;
 }
@@ -792,7 +627,11 @@ static int nfs_stat_be(struct mgb_backend *be, const char *path, unsigned want, 
 	struct nfs_stat_64 s;
 	char *full;
 	int r;
-	CLIENT(p, c);
+	struct nfs_client *c;
+	int ce = get_client(p, &c);
+
+	if (ce)
+		return ce;
 
 	full = full_path(p, path);
 	if (!full)
@@ -812,37 +651,48 @@ static int nfs_stat_be(struct mgb_backend *be, const char *path, unsigned want, 
 
 static int nfs_fsync_be(struct mgb_backend *be, struct mgb_file *f)
 {
-	HANDLE(be, f, p, c, fh, slot);
+	struct nfs_call k;
+	int ke = file_call(be, f, &k);
 
-	(void)slot;
-	return cerr(c, nfs_fsync(c->nfs, fh));
+	if (ke)
+		return ke;
+
+	return cerr(k.c, nfs_fsync(k.c->nfs, k.fh));
 }
 
 static int nfs_ftruncate_be(struct mgb_backend *be, struct mgb_file *f, off_t len)
 {
-	HANDLE(be, f, p, c, fh, slot);
+	struct nfs_call k;
+	int ke = file_call(be, f, &k);
 
-	(void)slot;
-	return cerr(c, nfs_ftruncate(c->nfs, fh, (uint64_t)len));
+	if (ke)
+		return ke;
+
+	return cerr(k.c, nfs_ftruncate(k.c->nfs, k.fh, (uint64_t)len));
 }
 
 static int nfs_fchmod_be(struct mgb_backend *be, struct mgb_file *f, mode_t mode)
 {
-	HANDLE(be, f, p, c, fh, slot);
+	struct nfs_call k;
+	int ke = file_call(be, f, &k);
 
-	(void)slot;
-	return cerr(c, nfs_fchmod(c->nfs, fh, (int)mode));
+	if (ke)
+		return ke;
+
+	return cerr(k.c, nfs_fchmod(k.c->nfs, k.fh, (int)mode));
 }
 
 /* v3 only: libnfs has no futimes, and on v4 a path-based SETATTR kills the open handles. */
 static int nfs3_futimens_now(struct mgb_backend *be, struct mgb_file *f)
 {
 	struct nfs_file *nf = f->priv;
-	HANDLE(be, f, p, c, fh, slot);
+	struct nfs_call k;
+	int ke = file_call(be, f, &k);
 
-	(void)slot;
-	(void)fh;
-	return cerr(c, nfs_utimes(c->nfs, nf->path, NULL)); /* NULL: the server's time */
+	if (ke)
+		return ke;
+
+	return cerr(k.c, nfs_utimes(k.c->nfs, nf->path, NULL)); /* NULL: the server's time */
 }
 
 /* Path operations; fn gets the client's context and the full path(s). */
@@ -852,7 +702,11 @@ static int nfs_path2(struct mgb_backend *be, const char *a, const char *b,
 	struct nfs_priv *p = priv_of(be);
 	char *fa, *fb;
 	int r = -ENOMEM;
-	CLIENT(p, c);
+	struct nfs_client *c;
+	int ce = get_client(p, &c);
+
+	if (ce)
+		return ce;
 
 	fa = full_path(p, a);
 	fb = full_path(p, b);
@@ -878,7 +732,11 @@ static int nfs_path1(struct mgb_backend *be, const char *a, int mode, int op)
 	struct nfs_priv *p = priv_of(be);
 	char *fa;
 	int r;
-	CLIENT(p, c);
+	struct nfs_client *c;
+	int ce = get_client(p, &c);
+
+	if (ce)
+		return ce;
 
 	fa = full_path(p, a);
 	if (!fa)
@@ -907,7 +765,7 @@ static json_t *nfs_cell_metrics(struct mgb_backend *be)
 {
 	struct nfs_priv *p = priv_of(be);
 
-	return json_pack("{s:i, s:I, s:I, s:i}", "clients", (int)p->nclients, "calls", (json_int_t)atomic_load(&p->rpcs),
+	return json_pack("{s:i, s:I, s:I, s:i}", "clients", (int)mgb_perthread_count(&p->clients), "calls", (json_int_t)atomic_load(&p->rpcs),
 			 "write_call_max_bytes", (json_int_t)(p->version == 4 ? NFS4_WRITE_MAX : 0),
 			 "timeout_ms", p->timeout_ms);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The sync backend: one plain syscall per operation, relative to a directory fd (the baseline). */
 #include "config.h"
 #include "backend.h"

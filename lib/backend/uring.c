@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The io_uring backend: every operation as an io_uring request through liburing.
  *
@@ -17,6 +18,7 @@
  * MGBENCH_URING_HIDE=STATX[,WRITE...] (with or without IORING_OP_) hides opcodes from that probe, for tests only.
  */
 #include "config.h"
+#include "perthread.h"
 #include "backend.h"
 #include "probe.h"
 #include "util.h"
@@ -40,8 +42,7 @@
 #define URING_OP_FTRUNCATE 55
 #define URING_MAX_OP 64
 
-#define URING_MAX_RINGS 80 /* stat: up to 64 query threads + a writer, with room */
-#define URING_TAG_SHIFT 40 /* user_data = tag << 40 | sequence */
+#define URING_TAG_SHIFT 40 /* user_data = tag << 40 | sequence (fstat_n: | slot) */
 #define URING_HIDE_ENV "MGBENCH_URING_HIDE"
 
 struct uring_params {
@@ -75,9 +76,11 @@ static const struct {
 };
 
 struct uring_ring {
-	pthread_t owner;
 	struct io_uring ring;
-	struct statx *sx; /* --depth results for fstat_n */
+	/* fstat_n's batch, --depth slots: each slot's result, and the slots in the order their
+	 * completions came */
+	struct statx *sx;
+	unsigned *sx_done;
 };
 
 struct uring_priv {
@@ -87,19 +90,11 @@ struct uring_priv {
 	atomic_uint_fast64_t seq;      /* requests submitted, all rings */
 	bool have[URING_MAX_OP];       /* the kernel's opcodes, minus the hidden ones */
 	atomic_int missing;            /* first opcode found missing, or -1 */
-	pthread_mutex_t lock;          /* guards rings */
-	unsigned nrings;
-	struct uring_ring *rings[URING_MAX_RINGS];
+	struct mgb_perthread rings;    /* each thread's ring (perthread.h) */
 	atomic_uint_fast64_t writes;   /* IORING_OP_WRITE requests submitted, all rings */
 	struct mgb_tracecount punts, write_punts;
 	char punts_reason[MGB_ERR_LEN]; /* why punts are not counted, when they are not */
 };
-
-/* Each thread's ring for the backend it last used: found without the lock in every round.  The
- * tag tells a stale entry (a backend since closed, its memory reused) from the live one. */
-static __thread struct uring_priv *tls_priv;
-static __thread uint64_t tls_tag;
-static __thread struct uring_ring *tls_ring;
 
 static const char *op_name(unsigned op)
 {
@@ -127,40 +122,43 @@ static int ring_init(struct uring_priv *p, struct io_uring *ring)
 	return io_uring_queue_init_params(entries, ring, &ip);
 }
 
+/* A new thread's ring (perthread.h's make). */
+static void *ring_make(void *ctx, unsigned index, int *e, char *err)
+{
+	struct uring_priv *p = ctx;
+	struct uring_ring *r = calloc(1, sizeof(*r));
+
+	(void)index;
+	*e = r && (r->sx = calloc(p->par.depth, sizeof(*r->sx))) &&
+		     (r->sx_done = calloc(p->par.depth, sizeof(*r->sx_done)))
+		     ? ring_init(p, &r->ring)
+		     : -ENOMEM;
+	if (*e < 0) {
+		mgb_err(err, "%s", strerror(-*e));
+		if (r) {
+			free(r->sx);
+			free(r->sx_done);
+		}
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void ring_free(void *obj)
+{
+	struct uring_ring *r = obj;
+
+	io_uring_queue_exit(&r->ring);
+	free(r->sx);
+	free(r->sx_done);
+	free(r);
+}
+
 /* This thread's ring, made on first use; NULL with *err = -errno when none can be made. */
 static struct uring_ring *ring_of(struct uring_priv *p, int *err)
 {
-	struct uring_ring *r = NULL;
-	pthread_t self = pthread_self();
-
-	if (tls_priv == p && tls_tag == p->tag)
-		return tls_ring;
-	pthread_mutex_lock(&p->lock);
-	for (unsigned i = 0; i < p->nrings && !r; i++)
-		if (pthread_equal(p->rings[i]->owner, self))
-			r = p->rings[i];
-	if (!r && p->nrings < URING_MAX_RINGS && (r = calloc(1, sizeof(*r)))) {
-		int e = (r->sx = calloc(p->par.depth, sizeof(*r->sx))) ? ring_init(p, &r->ring) : -ENOMEM;
-
-		if (e < 0) {
-			free(r->sx);
-			free(r);
-			r = NULL;
-			*err = e;
-		} else {
-			r->owner = self;
-			p->rings[p->nrings++] = r;
-		}
-	} else if (!r) {
-		*err = -ENOMEM;
-	}
-	pthread_mutex_unlock(&p->lock);
-	if (r) {
-		tls_priv = p;
-		tls_tag = p->tag;
-		tls_ring = r;
-	}
-	return r;
+	return mgb_perthread_get(&p->rings, err, NULL);
 }
 
 /* An opcode the kernel lacks: -EOPNOTSUPP, and remembered so the cell can name it. */
@@ -222,21 +220,28 @@ static int submit(struct uring_ring *r, unsigned wait)
 	return e < 0 ? e : 0;
 }
 
-/*
- * Get this thread's ring and one SQE for op, or return -errno from the calling function.
- * Declares r and sqe.
- */
-#define BEGIN(be, op)                                                 \
-	struct uring_priv *p = priv_of(be);                           \
-	struct uring_ring *r;                                         \
-	struct io_uring_sqe *sqe;                                     \
-	int err_ = need_op(p, op);                                    \
-	if (err_ < 0)                                                 \
-		return err_;                                          \
-	if (!(r = ring_of(p, &err_)))                                 \
-		return err_;                                          \
-	if (!(sqe = sqe_get(p, r)))                                   \
+/* What one request works with: the backend, this thread's ring and an SQE on it. */
+struct uring_call {
+	struct uring_priv *p;
+	struct uring_ring *r;
+	struct io_uring_sqe *sqe;
+};
+
+/* 0 with k filled in for op, or -errno: the kernel lacks op, no ring, or no SQE free. */
+static int begin_call(struct mgb_backend *be, unsigned op, struct uring_call *k)
+{
+	int e;
+
+	k->p = priv_of(be);
+	e = need_op(k->p, op);
+	if (e < 0)
+		return e;
+	if (!(k->r = ring_of(k->p, &e)))
+		return e;
+	if (!(k->sqe = sqe_get(k->p, k->r)))
 		return -EBUSY;
+	return 0;
+}
 
 /* Submit the one prepared request, wait for it, and give its result. */
 static int run_one(struct uring_ring *r)
@@ -257,6 +262,7 @@ static int uring_init(struct mgb_backend *be, const char *root, char *err)
 {
 	struct uring_priv *p = calloc(1, sizeof(*p));
 	struct io_uring_probe *probe;
+	struct uring_ring *first;
 	const char *hide = getenv(URING_HIDE_ENV);
 	char filter[128];
 	uint32_t rnd = 0;
@@ -269,10 +275,12 @@ static int uring_init(struct mgb_backend *be, const char *root, char *err)
 	else
 		p->par.depth = 1;
 	atomic_init(&p->missing, -1);
-	pthread_mutex_init(&p->lock, NULL);
+	mgb_perthread_init(&p->rings, ring_make, p);
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 		rnd = (uint32_t)getpid() ^ (uint32_t)mgb_clock_ns(CLOCK_MONOTONIC);
-	p->tag = (rnd & 0xffffff) | 1; /* 24 bits above the 40-bit sequence; never 0 */
+	/* 24 bits above the 40-bit sequence, 1 to 0xfffffe: never 0, and tag + 1 (the end of the
+	 * punt filter's range) does not wrap to 0 */
+	p->tag = rnd % 0xfffffe + 1;
 	p->dirfd = open(root, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
 	if (p->dirfd < 0) {
 		e = errno;
@@ -282,13 +290,13 @@ static int uring_init(struct mgb_backend *be, const char *root, char *err)
 	be->priv = p;
 
 	/* The first ring (this thread's) proves io_uring works here before the workload starts. */
-	if (!ring_of(p, &e)) {
+	if (!(first = ring_of(p, &e))) {
 		mgb_err(err, "io_uring_queue_init (depth %llu%s): %s", (unsigned long long)p->par.depth,
 			p->par.sqpoll ? ", sqpoll" : "", strerror(-e));
 		be->ops->fini(be);
 		return -1;
 	}
-	probe = io_uring_get_probe_ring(&tls_ring->ring);
+	probe = io_uring_get_probe_ring(&first->ring);
 	if (!probe) {
 		mgb_err(err, "io_uring_get_probe: the kernel cannot list its opcodes");
 		be->ops->fini(be);
@@ -333,14 +341,7 @@ static void uring_fini(struct mgb_backend *be)
 		return;
 	mgb_tracecount_close(&p->punts);
 	mgb_tracecount_close(&p->write_punts);
-	for (unsigned i = 0; i < p->nrings; i++) {
-		io_uring_queue_exit(&p->rings[i]->ring);
-		free(p->rings[i]->sx);
-		free(p->rings[i]);
-	}
-	if (tls_priv == p)
-		tls_priv = NULL, tls_ring = NULL;
-	pthread_mutex_destroy(&p->lock);
+	mgb_perthread_destroy(&p->rings, ring_free);
 	close(p->dirfd);
 	free(p);
 	be->priv = NULL;
@@ -368,6 +369,17 @@ static json_t *uring_cell_metrics(struct mgb_backend *be)
 			 "writes_punted", (json_int_t)wpunted, "writes_punted_ratio", ratio_of(wpunted, writes));
 }
 
+static json_t *uring_counts(struct mgb_backend *be)
+{
+	struct uring_priv *p = priv_of(be);
+	int64_t punted = p->punts.nfds ? mgb_tracecount_read(&p->punts) : -1;
+	int64_t wpunted = p->write_punts.nfds ? mgb_tracecount_read(&p->write_punts) : -1;
+
+	return json_pack("{s:I, s:o, s:I, s:o}", "requests", (json_int_t)atomic_load(&p->seq), "punted",
+			 punted < 0 ? json_null() : json_integer(punted), "writes", (json_int_t)atomic_load(&p->writes),
+			 "writes_punted", wpunted < 0 ? json_null() : json_integer(wpunted));
+}
+
 static const char *uring_unsupported(struct mgb_backend *be)
 {
 	int op = atomic_load(&priv_of(be)->missing);
@@ -377,9 +389,13 @@ static const char *uring_unsupported(struct mgb_backend *be)
 
 static int uring_open(struct mgb_backend *be, const char *path, int flags, mode_t mode, struct mgb_file *f)
 {
-	BEGIN(be, IORING_OP_OPENAT);
-	io_uring_prep_openat(sqe, p->dirfd, path, flags | O_CLOEXEC, mode);
-	int fd = run_one(r);
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_OPENAT, &k);
+
+	if (ke)
+		return ke;
+	io_uring_prep_openat(k.sqe, k.p->dirfd, path, flags | O_CLOEXEC, mode);
+	int fd = run_one(k.r);
 
 	if (fd < 0)
 		return fd;
@@ -405,16 +421,24 @@ static int uring_close(struct mgb_backend *be, struct mgb_file *f)
 
 static ssize_t uring_pwrite(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off)
 {
-	BEGIN(be, IORING_OP_WRITE);
-	prep_write(p, sqe, f->fd, buf, len, off);
-	return run_one(r);
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_WRITE, &k);
+
+	if (ke)
+		return ke;
+	prep_write(k.p, k.sqe, f->fd, buf, len, off);
+	return run_one(k.r);
 }
 
 static ssize_t uring_pread(struct mgb_backend *be, struct mgb_file *f, void *buf, size_t len, off_t off)
 {
-	BEGIN(be, IORING_OP_READ);
-	io_uring_prep_read(sqe, f->fd, buf, (unsigned)len, (uint64_t)off);
-	return run_one(r);
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_READ, &k);
+
+	if (ke)
+		return ke;
+	io_uring_prep_read(k.sqe, f->fd, buf, (unsigned)len, (uint64_t)off);
+	return run_one(k.r);
 }
 
 /* Only what was asked for counts as returned (statx fills its basic fields regardless). */
@@ -436,9 +460,13 @@ static int uring_fstat(struct mgb_backend *be, struct mgb_file *f, unsigned want
 	struct statx sx;
 	int res;
 
-	BEGIN(be, IORING_OP_STATX);
-	io_uring_prep_statx(sqe, f->fd, "", AT_EMPTY_PATH, want & MGB_STAT_STATX, &sx);
-	res = run_one(r);
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_STATX, &k);
+
+	if (ke)
+		return ke;
+	io_uring_prep_statx(k.sqe, f->fd, "", AT_EMPTY_PATH, want & MGB_STAT_STATX, &sx);
+	res = run_one(k.r);
 	if (res < 0)
 		return res;
 	from_statx(&sx, want, st);
@@ -548,6 +576,14 @@ static int uring_pwrite_n(struct mgb_backend *be, struct mgb_file *f, const void
 }
 
 /* count queries with up to --depth in flight; each lands in its own statx buffer. */
+/* Which slot of fstat_n's batch a completion is for (its user_data's low bits); batch if none. */
+static unsigned slot_of(const struct uring_priv *p, unsigned batch, uint64_t user_data)
+{
+	uint64_t slot = user_data & ((UINT64_C(1) << URING_TAG_SHIFT) - 1);
+
+	return user_data >> URING_TAG_SHIFT == p->tag && slot < batch ? (unsigned)slot : batch;
+}
+
 static int uring_fstat_n(struct mgb_backend *be, struct mgb_file *f, unsigned want, struct mgb_stat *st, unsigned count)
 {
 	struct uring_priv *p = priv_of(be);
@@ -567,6 +603,8 @@ static int uring_fstat_n(struct mgb_backend *be, struct mgb_file *f, unsigned wa
 			struct io_uring_sqe *sqe = sqe_get(p, r);
 
 			io_uring_prep_statx(sqe, f->fd, "", AT_EMPTY_PATH, want & MGB_STAT_STATX, &r->sx[i]);
+			/* the tag (the punt filter's) and, for once, the slot instead of a sequence number */
+			io_uring_sqe_set_data64(sqe, p->tag << URING_TAG_SHIFT | i);
 		}
 		e = submit(r, batch);
 		if (e < 0) {
@@ -585,11 +623,15 @@ static int uring_fstat_n(struct mgb_backend *be, struct mgb_file *f, unsigned wa
 			}
 			if (cqe->res < 0 && !first)
 				first = cqe->res;
+			r->sx_done[got] = slot_of(p, batch, cqe->user_data);
+			if (r->sx_done[got] >= batch && !first)
+				first = -EIO; /* not one of this batch's: cannot happen, but never a wild slot */
 			io_uring_cqe_seen(&r->ring, cqe);
 			got++;
 		}
+		/* in completion order, as backend.h promises */
 		for (unsigned i = 0; i < batch && !first; i++)
-			from_statx(&r->sx[i], want, &st[n + i]);
+			from_statx(&r->sx[r->sx_done[i]], want, &st[n + i]);
 		n += batch;
 	}
 	return first;
@@ -600,9 +642,13 @@ static int uring_stat(struct mgb_backend *be, const char *path, unsigned want, s
 	struct statx sx;
 	int res;
 
-	BEGIN(be, IORING_OP_STATX);
-	io_uring_prep_statx(sqe, p->dirfd, path, AT_SYMLINK_NOFOLLOW, want & MGB_STAT_STATX, &sx);
-	res = run_one(r);
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_STATX, &k);
+
+	if (ke)
+		return ke;
+	io_uring_prep_statx(k.sqe, k.p->dirfd, path, AT_SYMLINK_NOFOLLOW, want & MGB_STAT_STATX, &sx);
+	res = run_one(k.r);
 	if (res < 0)
 		return res;
 	from_statx(&sx, want, st);
@@ -611,68 +657,104 @@ static int uring_stat(struct mgb_backend *be, const char *path, unsigned want, s
 
 static int uring_fsync(struct mgb_backend *be, struct mgb_file *f)
 {
-	BEGIN(be, IORING_OP_FSYNC);
-	io_uring_prep_fsync(sqe, f->fd, 0);
-	return ret0(run_one(r));
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_FSYNC, &k);
+
+	if (ke)
+		return ke;
+	io_uring_prep_fsync(k.sqe, f->fd, 0);
+	return ret0(run_one(k.r));
 }
 
 static int uring_ftruncate(struct mgb_backend *be, struct mgb_file *f, off_t len)
 {
-	BEGIN(be, URING_OP_FTRUNCATE);
+	struct uring_call k;
+	int ke = begin_call(be, URING_OP_FTRUNCATE, &k);
+
+	if (ke)
+		return ke;
 	/* liburing 2.3 has no io_uring_prep_ftruncate (2.6 does): the kernel takes the length from
-	 * sqe->off and refuses (EINVAL) any other field set, and a reused SQE still holds its last
+	 * k.sqe->off and refuses (EINVAL) any other field set, and a reused SQE still holds its last
 	 * request's, so the generic prep clears them.  It leaves user_data (our tag) alone. */
-	io_uring_prep_rw(URING_OP_FTRUNCATE, sqe, f->fd, NULL, 0, (uint64_t)len);
-	return ret0(run_one(r));
+	io_uring_prep_rw(URING_OP_FTRUNCATE, k.sqe, f->fd, NULL, 0, (uint64_t)len);
+	return ret0(run_one(k.r));
 }
 
 static int uring_fsetxattr(struct mgb_backend *be, struct mgb_file *f, const char *name, const void *val, size_t len)
 {
-	BEGIN(be, IORING_OP_FSETXATTR);
-	io_uring_prep_fsetxattr(sqe, f->fd, name, val, 0, (unsigned)len);
-	return ret0(run_one(r));
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_FSETXATTR, &k);
+
+	if (ke)
+		return ke;
+	io_uring_prep_fsetxattr(k.sqe, f->fd, name, val, 0, (unsigned)len);
+	return ret0(run_one(k.r));
 }
 
 static int uring_fallocate(struct mgb_backend *be, struct mgb_file *f, off_t off, off_t len)
 {
-	BEGIN(be, IORING_OP_FALLOCATE);
-	io_uring_prep_fallocate(sqe, f->fd, 0, (uint64_t)off, (uint64_t)len);
-	return ret0(run_one(r));
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_FALLOCATE, &k);
+
+	if (ke)
+		return ke;
+	io_uring_prep_fallocate(k.sqe, f->fd, 0, (uint64_t)off, (uint64_t)len);
+	return ret0(run_one(k.r));
 }
 
 static int uring_rename(struct mgb_backend *be, const char *from, const char *to)
 {
-	BEGIN(be, IORING_OP_RENAMEAT);
-	io_uring_prep_renameat(sqe, p->dirfd, from, p->dirfd, to, 0);
-	return ret0(run_one(r));
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_RENAMEAT, &k);
+
+	if (ke)
+		return ke;
+	io_uring_prep_renameat(k.sqe, k.p->dirfd, from, k.p->dirfd, to, 0);
+	return ret0(run_one(k.r));
 }
 
 static int uring_link(struct mgb_backend *be, const char *from, const char *to)
 {
-	BEGIN(be, IORING_OP_LINKAT);
-	io_uring_prep_linkat(sqe, p->dirfd, from, p->dirfd, to, 0);
-	return ret0(run_one(r));
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_LINKAT, &k);
+
+	if (ke)
+		return ke;
+	io_uring_prep_linkat(k.sqe, k.p->dirfd, from, k.p->dirfd, to, 0);
+	return ret0(run_one(k.r));
 }
 
 static int uring_unlink(struct mgb_backend *be, const char *path)
 {
-	BEGIN(be, IORING_OP_UNLINKAT);
-	io_uring_prep_unlinkat(sqe, p->dirfd, path, 0);
-	return ret0(run_one(r));
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_UNLINKAT, &k);
+
+	if (ke)
+		return ke;
+	io_uring_prep_unlinkat(k.sqe, k.p->dirfd, path, 0);
+	return ret0(run_one(k.r));
 }
 
 static int uring_mkdir(struct mgb_backend *be, const char *path, mode_t mode)
 {
-	BEGIN(be, IORING_OP_MKDIRAT);
-	io_uring_prep_mkdirat(sqe, p->dirfd, path, mode);
-	return ret0(run_one(r));
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_MKDIRAT, &k);
+
+	if (ke)
+		return ke;
+	io_uring_prep_mkdirat(k.sqe, k.p->dirfd, path, mode);
+	return ret0(run_one(k.r));
 }
 
 static int uring_rmdir(struct mgb_backend *be, const char *path)
 {
-	BEGIN(be, IORING_OP_UNLINKAT);
-	io_uring_prep_unlinkat(sqe, p->dirfd, path, AT_REMOVEDIR);
-	return ret0(run_one(r));
+	struct uring_call k;
+	int ke = begin_call(be, IORING_OP_UNLINKAT, &k);
+
+	if (ke)
+		return ke;
+	io_uring_prep_unlinkat(k.sqe, k.p->dirfd, path, AT_REMOVEDIR);
+	return ret0(run_one(k.r));
 }
 
 /* fchmod and futimens have no io_uring opcode (Linux 6.18): NULL, so the cell is unsupported. */
@@ -702,5 +784,6 @@ const struct mgb_backend_ops mgb_backend_uring = {
 	.pwrite_n = uring_pwrite_n,
 	.fstat_n = uring_fstat_n,
 	.cell_metrics = uring_cell_metrics,
+	.counts = uring_counts,
 	.unsupported = uring_unsupported,
 };

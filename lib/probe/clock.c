@@ -1,7 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "json_text.h"
 #include "probe.h"
 #include "util.h"
+
+#include <stdio.h>
+#include <string.h>
 
 static int64_t res_ns(clockid_t c)
 {
@@ -24,6 +28,14 @@ void mgb_wait_coarse_ticks(unsigned n)
 	}
 }
 
+void mgb_wait_coarse_past(int64_t t_ns)
+{
+	int64_t give_up = mgb_clock_ns(CLOCK_MONOTONIC) + 100 * 1000 * 1000;
+
+	while (mgb_clock_ns(CLOCK_REALTIME_COARSE) <= t_ns && mgb_clock_ns(CLOCK_MONOTONIC) < give_up)
+		;
+}
+
 /* The smallest step of CLOCK_REALTIME_COARSE seen over a few ticks is the tick. */
 static int64_t measure_coarse_tick(void)
 {
@@ -43,6 +55,18 @@ static int64_t measure_coarse_tick(void)
 	return best;
 }
 
+/* What the fine clock reads: tsc, kvm-clock, or hpet/acpi_pm where every read is an exit. */
+static void read_clocksource(char *buf, size_t len)
+{
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+
+	buf[0] = '\0';
+	if (f && fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
 void mgb_clock_probe(struct mgb_clockinfo *ci)
 {
 	ci->res_realtime_ns = res_ns(CLOCK_REALTIME);
@@ -53,11 +77,13 @@ void mgb_clock_probe(struct mgb_clockinfo *ci)
 	if (ci->coarse_tick_ns <= 0)
 		ci->coarse_tick_ns = ci->res_realtime_coarse_ns;
 	ci->hz = ci->coarse_tick_ns > 0 ? 1e9 / (double)ci->coarse_tick_ns : 0;
+	read_clocksource(ci->clocksource, sizeof(ci->clocksource));
 }
 
 json_t *mgb_clock_to_json(const struct mgb_clockinfo *ci)
 {
-	return MGB_JSON_PACK("{s:I, s:f, s:{s:I, s:I, s:I, s:I}}",
+	return MGB_JSON_PACK("{s:o, s:I, s:f, s:{s:I, s:I, s:I, s:I}}",
+			 "clocksource", ci->clocksource[0] ? mgb_json_text(ci->clocksource) : json_null(),
 			 "coarse_tick_ns", (json_int_t)ci->coarse_tick_ns,
 			 "hz_measured", ci->hz,
 			 "resolution_ns",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The global multigrain counters in debugfs.  They move with unrelated activity: record, don't attribute. */
 #include "config.h"
 #include "json_text.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Per-filesystem journal and device counters as deltas over a window (see probe.h). */
 #include "config.h"
 #include "json_text.h"

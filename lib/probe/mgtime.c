@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Is multigrain in effect on a filesystem?  Decided empirically: write then statx(CTIME|MTIME),
  * many times within a few coarse ticks.  Coarse stamps give at most one distinct ctime per tick;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Per-inode tracepoint counts through perf_event_open (counting mode, one fd per CPU). */
 #include "config.h"
 #include "probe.h"

@@ -1,14 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The embedded NFS server: an nfs-ganesha (FSAL VFS) that mgbench starts for one target, on
  * 127.0.0.1 and free ports, exporting the target's directory with attribute caching off and no
  * grace period (see notes/nfs-loopback.md).  Config, log, pid file and recovery dir live in the
- * session's private temp dir.
+ * session's private temp dir.  Only root's client gets in (127.0.0.1, a reserved port).
  *
- * Leaks are impossible by construction: ganesha (and rpcbind, when v3 needs one and none
- * answers) is our child, in its own process group (a terminal's ^C reaches mgbench, which stops
- * it in order) with a parent-death signal (a killed mgbench takes it along), inside the run's
- * private mount namespace.  An rpcbind we start gets a private tmpfs over /run, so its lock,
- * socket and warm-start files vanish with it, and a supervisor (see supervise()).
+ * Leaks are impossible by construction: ganesha (and for v3 its own rpcbind) is our child, in
+ * its own process group (a terminal's ^C reaches mgbench, which stops it in order) with a
+ * parent-death signal (a killed mgbench takes it along), inside the run's private mount
+ * namespace.  The rpcbind gets private mount and network namespaces with a tmpfs over /run, so
+ * its lock, socket and warm-start files vanish with it, and a supervisor (see supervise()).
  */
 #include "config.h"
 #include "target.h"
@@ -36,7 +37,6 @@
 
 #define NFS_PROGRAM 100003
 #define MOUNT_PROGRAM 100005
-#define PORTMAP_PORT 111
 #define READY_TIMEOUT_NS (15 * MGB_NSEC_PER_SEC)
 #define STOP_TIMEOUT_NS (3 * MGB_NSEC_PER_SEC)
 #define START_TRIES 3
@@ -156,18 +156,33 @@ static void supervise(const char *const argv[])
 	}
 }
 
-static pid_t spawn(const char *const argv[], const char *out, bool private_run)
+/*
+ * Start argv as our child.  private_run (rpcbind): in mount and network namespaces of its own, a
+ * tmpfs over /run, under a supervisor.  Its port 111 is then nobody's but this server's, and
+ * nothing of it listens on the host (review D8, D23).  mnt_ns_of (ganesha for v3): join that
+ * process's mount namespace, where /run/rpcbind.sock is our rpcbind's, to register there.
+ */
+static pid_t spawn(const char *const argv[], const char *out, bool private_run, pid_t mnt_ns_of)
 {
 	pid_t parent = getpid(), pid = fork();
+	char ns[64];
+	int fd;
 
 	if (pid != 0)
 		return pid;
 	child_setup(parent, out);
+	if (mnt_ns_of > 0) {
+		snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)mnt_ns_of);
+		fd = open(ns, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, CLONE_NEWNS) < 0)
+			_exit(126);
+		close(fd);
+	}
 	if (!private_run) {
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	if (unshare(CLONE_NEWNS | CLONE_NEWNET) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("mgbench-rpcbind", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
 		_exit(126);
 	supervise(argv);
@@ -196,54 +211,111 @@ static void stop_child(pid_t *pid)
 	*pid = 0;
 }
 
-/* The portmapper v3 ganesha needs: one that answers is reused, else ours. */
+/*
+ * The portmapper v3 ganesha registers with: always our own, private to this server (see
+ * spawn()), never one that happens to answer on the host's port 111, which another run may stop
+ * under us (review D8).  Ready when its socket appears in its /run.
+ */
 static int ensure_rpcbind(struct mgb_nfs_server *srv, char *err)
 {
 	static const char *const argv[] = { "/usr/sbin/rpcbind", "-f", NULL };
+	char sock[64];
 	int64_t deadline;
 
-	if (rpc_answers(PORTMAP_PORT, 100000, 2))
+	if (srv->rpcbind_pid > 0)
 		return 0;
 	if (access(argv[0], X_OK) < 0)
 		return mgb_err(err, "NFSv3 needs rpcbind and %s is missing (run ./bootstrap)", argv[0]);
-	srv->rpcbind_pid = spawn(argv, NULL, true);
+	srv->rpcbind_pid = spawn(argv, NULL, true, 0);
 	if (srv->rpcbind_pid < 0) {
 		srv->rpcbind_pid = 0;
 		return mgb_err(err, "fork rpcbind: %s", strerror(errno));
 	}
+	snprintf(sock, sizeof(sock), "/proc/%d/root/run/rpcbind.sock", (int)srv->rpcbind_pid);
 	for (deadline = mgb_clock_ns(CLOCK_MONOTONIC) + 5 * MGB_NSEC_PER_SEC; mgb_clock_ns(CLOCK_MONOTONIC) < deadline;) {
 		if (waitpid(srv->rpcbind_pid, NULL, WNOHANG) == srv->rpcbind_pid) {
 			srv->rpcbind_pid = 0;
-			return mgb_err(err, "rpcbind exited at once (is port 111 taken by something else?)");
+			return mgb_err(err, "rpcbind exited at once");
 		}
-		if (rpc_answers(PORTMAP_PORT, 100000, 2))
+		if (access(sock, F_OK) == 0)
 			return 0;
 		usleep(10000);
 	}
 	stop_child(&srv->rpcbind_pid);
-	return mgb_err(err, "rpcbind did not answer on 127.0.0.1:111 within 5 s");
+	return mgb_err(err, "rpcbind made no socket within 5 s");
 }
 
-static int write_config(const struct mgb_nfs_server *srv, const char *conf, const char *export_path, char *err)
+/*
+ * A path as a ganesha config string: double quotes, with " and \ escaped by a backslash (the
+ * lexer's DQUOTE: "(\\.|[^"])*").  Control characters (a newline ends no string but reads
+ * back as something else) are refused.  The one place a path enters the config.
+ */
+static char *config_string(const char *path, char *err)
 {
-	FILE *f = fopen(conf, "we");
-	const char *proto = srv->nfs_version == 3 ? "3" : "4";
+	size_t n = 3;
+	char *q, *o;
 
-	if (!f)
+	for (const char *p = path; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return mgb_err(err, "the embedded NFS server cannot export a path with control characters "
+				       "(a newline or tab): %.200s; use another --dir or TMPDIR", path), NULL;
+		n += 1 + (*p == '"' || *p == '\\');
+	}
+	q = o = malloc(n);
+	if (!q)
+		return mgb_err(err, "out of memory"), NULL;
+	*o++ = '"';
+	for (const char *p = path; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o++ = '"';
+	*o = '\0';
+	return q;
+}
+
+static int write_config(const struct mgb_nfs_server *srv, const char *conf, char *err)
+{
+	const char *proto = srv->nfs_version == 3 ? "3" : "4";
+	char *recov = NULL, *recov_q, *path_q;
+	FILE *f;
+
+	if (asprintf(&recov, "%s/recov", srv->dir) < 0)
+		return mgb_err(err, "out of memory");
+	recov_q = config_string(recov, err);
+	path_q = recov_q ? config_string(srv->export_dir, err) : NULL;
+	free(recov);
+	if (!path_q) {
+		free(recov_q);
+		return -1;
+	}
+	f = fopen(conf, "we");
+	if (!f) {
+		free(recov_q);
+		free(path_q);
 		return mgb_err(err, "create %s: %s", conf, strerror(errno));
+	}
 	/* Attr_Expiration_Time = 0: every GETATTR asks the kernel, so what a client sees is the
-	 * filesystem's stamp and not ganesha's cache of it. */
+	 * filesystem's stamp and not ganesha's cache of it.  Access: none, but for a client on
+	 * 127.0.0.1 from a reserved port, i.e. root's (libnfs binds one when it can); AUTH_SYS
+	 * from any local user could otherwise claim uid 0 (reliability review D1).  Squash stays
+	 * None: the workload itself is root. */
 	fprintf(f,
 		"NFS_CORE_PARAM {\n"
 		"\tBind_addr = 127.0.0.1;\n\tNFS_Port = %u;\n\tMNT_Port = %u;\n\tProtocols = %s;\n"
 		"\tEnable_NLM = false;\n\tEnable_RQUOTA = false;\n\tEnable_UDP = false;\n"
 		"\tmount_path_pseudo = true;\n}\n"
 		"NFSv4 {\n\tGraceless = true;\n\tOnly_Numeric_Owners = true;\n\tLease_Lifetime = 120;\n"
-		"\tRecoveryRoot = %s/recov;\n}\n"
+		"\tRecoveryRoot = %s;\n}\n"
 		"EXPORT {\n\tExport_Id = 1;\n\tPath = %s;\n\tPseudo = /export;\n\tProtocols = %s;\n"
-		"\tTransports = TCP;\n\tAccess_Type = RW;\n\tSquash = None;\n\tSecType = sys;\n"
-		"\tAttr_Expiration_Time = 0;\n\tFSAL { Name = VFS; }\n}\n",
-		srv->nfs_port, srv->mnt_port, proto, srv->dir, export_path, proto);
+		"\tTransports = TCP;\n\tAccess_Type = None;\n\tSquash = None;\n\tSecType = sys;\n"
+		"\tPrivilegedPort = true;\n\tAttr_Expiration_Time = 0;\n"
+		"\tCLIENT {\n\t\tClients = 127.0.0.1;\n\t\tAccess_Type = RW;\n\t\tPrivilegedPort = true;\n\t}\n"
+		"\tFSAL { Name = VFS; }\n}\n",
+		srv->nfs_port, srv->mnt_port, proto, recov_q, path_q, proto);
+	free(recov_q);
+	free(path_q);
 	if (fclose(f) != 0)
 		return mgb_err(err, "write %s: %s", conf, strerror(errno));
 	return 0;
@@ -317,7 +389,7 @@ static int wait_ready(struct mgb_nfs_server *srv, int *status)
 	return -1;
 }
 
-static int start_once(struct mgb_nfs_server *srv, const char *export_path, bool *retry, char *err)
+static int start_once(struct mgb_nfs_server *srv, bool *retry, char *err)
 {
 	char conf[4096], pidfile[4096], recov[4096], tail[MGB_ERR_LEN];
 	const char *argv[] = { "/usr/bin/ganesha.nfsd", "-F", "-L", srv->log, "-N", "NIV_EVENT", "-f", conf,
@@ -338,9 +410,9 @@ static int start_once(struct mgb_nfs_server *srv, const char *export_path, bool 
 		*retry = true;
 		return mgb_err(err, "no free TCP port on 127.0.0.1");
 	}
-	if (write_config(srv, conf, export_path, err) < 0)
+	if (write_config(srv, conf, err) < 0)
 		return -1;
-	srv->pid = spawn(argv, srv->log, false);
+	srv->pid = spawn(argv, srv->log, false, srv->rpcbind_pid);
 	if (srv->pid < 0) {
 		srv->pid = 0;
 		return mgb_err(err, "fork ganesha.nfsd: %s", strerror(errno));
@@ -374,6 +446,24 @@ static int check_exportable(const char *path, char *err)
 	return 0;
 }
 
+/*
+ * What ganesha exports: a new directory in the target's, both 0700 and root's.  Another user on
+ * the host cannot reach it for the whole run, even if a client chmods the export's root (which
+ * --dir leaves on a host filesystem); the target's own directory is removed with the target.
+ */
+static int make_export_dir(const char *target, struct mgb_nfs_server *srv, char *err)
+{
+	if (chmod(target, 0700) < 0)
+		return mgb_err(err, "chmod %s: %s", target, strerror(errno));
+	if (asprintf(&srv->export_dir, "%s/nfs-export", target) < 0) {
+		srv->export_dir = NULL;
+		return mgb_err(err, "out of memory");
+	}
+	if (mkdir(srv->export_dir, 0700) < 0 && errno != EEXIST)
+		return mgb_err(err, "mkdir %s: %s", srv->export_dir, strerror(errno));
+	return 0;
+}
+
 int mgb_nfs_server_start(struct mgb_session *s, const char *export_path, int nfs_version,
 			 struct mgb_nfs_server *srv, char *err)
 {
@@ -385,21 +475,39 @@ int mgb_nfs_server_start(struct mgb_session *s, const char *export_path, int nfs
 	srv->nfs_version = nfs_version;
 	if (check_exportable(export_path, err) < 0)
 		return -2;
-	if (!s->tmpdir)
-		return mgb_err(err, "the embedded NFS server needs a scratch session");
-	if (access("/usr/bin/ganesha.nfsd", X_OK) < 0)
-		return mgb_err(err, "/usr/bin/ganesha.nfsd is missing: install nfs-ganesha and nfs-ganesha-vfs "
-			       "(run ./bootstrap), or give --nfs-url");
+	if (make_export_dir(export_path, srv, err) < 0) {
+		mgb_nfs_server_stop(srv);
+		return -1;
+	}
+	if (!s->tmpdir || access("/usr/bin/ganesha.nfsd", X_OK) < 0) {
+		mgb_nfs_server_stop(srv);
+		return !s->tmpdir ? mgb_err(err, "the embedded NFS server needs a scratch session")
+				  : mgb_err(err, "/usr/bin/ganesha.nfsd is missing: install nfs-ganesha and "
+					    "nfs-ganesha-vfs (run ./bootstrap), or give --nfs-url");
+	}
 	s->serial++;
-	if (asprintf(&srv->dir, "%s/ganesha-%u", s->tmpdir, s->serial) < 0 ||
-	    asprintf(&srv->log, "%s/ganesha.log", srv->dir) < 0)
+	if (asprintf(&srv->log, "%s/ganesha-%u/ganesha.log", s->tmpdir, s->serial) < 0) {
+		srv->log = NULL;
+		mgb_nfs_server_stop(srv);
 		return mgb_err(err, "out of memory");
-	if (mkdir(srv->dir, 0700) < 0)
-		return mgb_err(err, "mkdir %s: %s", srv->dir, strerror(errno));
+	}
+	/* srv->dir only once made: stop removes it */
+	srv->log[strlen(srv->log) - strlen("/ganesha.log")] = '\0';
+	if (mkdir(srv->log, 0700) < 0) {
+		mgb_err(err, "mkdir %s: %s", srv->log, strerror(errno));
+		mgb_nfs_server_stop(srv);
+		return -1;
+	}
+	srv->dir = strdup(srv->log);
+	srv->log[strlen(srv->log)] = '/';
+	if (!srv->dir) {
+		mgb_nfs_server_stop(srv);
+		return mgb_err(err, "out of memory");
+	}
 	for (int i = 0; r < 0 && retry && i < START_TRIES; i++) {
 		if (nfs_version == 3 && ensure_rpcbind(srv, err) < 0)
 			return -1;
-		r = start_once(srv, export_path, &retry, err);
+		r = start_once(srv, &retry, err);
 	}
 	if (r < 0) {
 		mgb_nfs_server_stop(srv);
@@ -435,6 +543,7 @@ void mgb_nfs_server_stop(struct mgb_nfs_server *srv)
 	if (srv->dir)
 		mgb_remove_tree(srv->dir);
 	free(srv->dir);
+	free(srv->export_dir);
 	free(srv->log);
 	free(srv->url);
 	free(srv->version);

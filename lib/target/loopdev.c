@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Loop devices, attached with LO_FLAGS_AUTOCLEAR so that they detach when their filesystem goes. */
 #include "config.h"
 #include "target.h"

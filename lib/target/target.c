@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Scratch filesystems and --dir targets: make, mount, describe and tear down. */
 #include "config.h"
 #include "target.h"
@@ -14,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const mkfs_ext4[] = { "mkfs.ext4", "-F", "-q", NULL };
+static const char *const mkfs_ext4[] = { "mkfs.ext4", "-F", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0", NULL };
 static const char *const mkfs_xfs[] = { "mkfs.xfs", "-f", "-q", NULL };
 static const char *const mkfs_btrfs[] = { "mkfs.btrfs", "-f", "-q", NULL };
 /* 256-byte inodes keep nanoseconds; mounted as ext2, ext4's driver leaves FS_MGTIME off. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The download cache and apt-get download.  Packages are fetched with the system's apt (its
  * configured suites) or, for a suite the system does not carry (sid), with a private
@@ -7,13 +8,17 @@
 #include "config.h"
 #include "vm.h"
 #include "util.h"
+#include "stop.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,6 +49,21 @@ int mgb_mkdirs(const char *path, char *err)
 	return 0;
 }
 
+/* The deepest directory of path that exists must be trusted before anything is made in it. */
+static int check_ancestor(const char *path, char *err)
+{
+	char *p = strdup(path), *slash;
+	int rc;
+
+	if (!p)
+		return mgb_err(err, "out of memory");
+	while (access(p, F_OK) && (slash = strrchr(p, '/')))
+		slash[slash == p] = '\0'; /* "/a" up to "/" */
+	rc = mgb_check_trusted_dir(access(p, F_OK) ? "." : p, true, err); /* "a/b": the cwd */
+	free(p);
+	return rc;
+}
+
 char *mgb_cache_dir(char *err)
 {
 	const char *env = getenv("MGBENCH_CACHE");
@@ -67,11 +87,32 @@ char *mgb_cache_dir(char *err)
 		mgb_err(err, "out of memory");
 		return NULL;
 	}
-	if (mgb_mkdirs(dir, err)) {
+	/* root builds and boots what is in it: nobody else may be able to plant anything there (and
+	 * nothing is created under a directory that fails that already) */
+	if (check_ancestor(dir, err) || mgb_mkdirs(dir, err) || mgb_check_trusted_dir(dir, false, err)) {
+		char why[MGB_ERR_LEN];
+
+		snprintf(why, sizeof(why), "%s", err);
+		mgb_err(err, "cache: %.230s", why);
 		free(dir);
 		return NULL;
 	}
 	return dir;
+}
+
+/* A helper's own process group (a terminal's ^C reaches only mgbench, which stops the helper and
+ * says so) and a parent-death signal (a killed mgbench leaves no apt or xz behind). */
+static void helper_setup(void)
+{
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+/* A stop request ends the helper's whole group at once: apt's downloads, xz in a pipeline. */
+static void stop_helper(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
 }
 
 int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err)
@@ -83,11 +124,16 @@ int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err
 
 	if (out)
 		*out = NULL;
-	if ((pid = mgb_spawn_piped(argv, cwd, NULL, &rfd, err)) < 0)
+	if ((pid = mgb_spawn_piped(argv, cwd, helper_setup, &rfd, err)) < 0)
 		return -1;
+	setpgid(pid, pid); /* before a signal can arrive for it: no race with the child's own call */
 	for (;;) {
 		ssize_t n;
 
+		if (mgb_stop_requested()) {
+			stop_helper(pid);
+			break;
+		}
 		if (cap - len < 4096) {
 			char *nb = realloc(buf, cap ? cap * 2 : 8192);
 
@@ -106,7 +152,9 @@ int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err
 	close(rfd);
 	if (buf)
 		buf[len] = '\0';
-	if (mgb_wait_child(pid, &status, err) < 0) {
+	if (mgb_wait_child(pid, &status, err) < 0 || mgb_stop_requested()) {
+		if (mgb_stop_requested())
+			mgb_err(err, "interrupted (signal %d) while %s ran", (int)mgb_stop_signal, argv[0]);
 		free(buf);
 		return -1;
 	}
@@ -171,29 +219,106 @@ char *mgb_apt_mirror(char *err)
 	return NULL;
 }
 
-static int lists_fresh(const char *lists)
+/* The lists were updated less than a day ago.  An update that brings nothing new leaves the
+ * Packages files' mtimes alone, so the stamp we touch after each update is what says it. */
+#define UPDATE_STAMP "mgbench-updated"
+
+static bool recent(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return !fstatat(dirfd, name, &st, 0) && time(NULL) - st.st_mtime < 24 * 3600 && time(NULL) >= st.st_mtime;
+}
+
+/* The stamp, or (lists from before the stamp) a Packages file, is less than a day old. */
+static bool lists_fresh(const char *lists)
 {
 	DIR *d = opendir(lists);
 	struct dirent *e;
-	int fresh = 0;
+	bool fresh;
 
 	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		if (strstr(e->d_name, "_Packages")) {
-			struct stat st;
-
-			if (!fstatat(dirfd(d), e->d_name, &st, 0) &&
-			    time(NULL) - st.st_mtime < 24 * 3600)
-				fresh = 1;
-		}
+		return false;
+	fresh = recent(dirfd(d), UPDATE_STAMP);
+	while (!fresh && (e = readdir(d)))
+		fresh = strstr(e->d_name, "_Packages") && recent(dirfd(d), e->d_name);
 	closedir(d);
 	return fresh;
 }
 
+static void touch_stamp(const char *lists)
+{
+	char *stamp;
+	int fd;
+
+	if (asprintf(&stamp, "%s/" UPDATE_STAMP, lists) < 0)
+		return;
+	fd = open(stamp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		futimens(fd, NULL);
+		close(fd);
+	}
+	free(stamp);
+}
+
+/* Concurrent runs take turns on the private lists (apt's own lock makes the second one fail):
+ * an exclusive flock on DIR/lock, held until the returned fd is closed. */
+static int lock_lists(const char *dir, char *err)
+{
+	char *path;
+	int fd;
+
+	if (asprintf(&path, "%s/lock", dir) < 0)
+		return mgb_err(err, "out of memory");
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		mgb_err(err, "cannot open %s: %s", path, strerror(errno));
+	free(path);
+	while (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR || mgb_stop_requested()) {
+			mgb_err(err, "waiting for the apt lock in %s: %s", dir,
+				errno == EINTR ? "interrupted" : strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+/* apt-get update into the private lists, unless another run did it while we waited. */
+static int update_lists(const struct mgb_apt *a, const char *lists, const char *suite, bool quiet, char *err)
+{
+	const char *argv[16] = { "apt-get", "-q" };
+	char *out = NULL;
+	int k = 2, st, lock = lock_lists(a->dir, err);
+
+	if (lock < 0)
+		return -1;
+	if (lists_fresh(lists)) {
+		close(lock);
+		return 0;
+	}
+	for (int i = 0; a->opts[i]; i++) {
+		argv[k++] = "-o";
+		argv[k++] = a->opts[i];
+	}
+	argv[k++] = "update";
+	argv[k] = NULL;
+	if (!quiet)
+		fprintf(stderr, "mgbench vm: apt-get update for %s (private lists in %s)\n", suite, a->dir);
+	st = mgb_capture(argv, NULL, &out, err);
+	if (st > 0)
+		mgb_err(err, "apt-get update for %s failed: %s", suite, apt_error(out));
+	else if (st == 0)
+		touch_stamp(lists);
+	free(out);
+	close(lock);
+	return st ? -1 : 0;
+}
+
 int mgb_apt_private(struct mgb_apt *a, const char *cache, const char *suite, bool quiet, char *err)
 {
-	char *mirror = NULL, *path = NULL, *out = NULL;
+	char *mirror = NULL, *path = NULL;
 	FILE *f;
 	int n = 0, rc = -1;
 
@@ -234,27 +359,8 @@ int mgb_apt_private(struct mgb_apt *a, const char *cache, const char *suite, boo
 	free(path);
 	if (asprintf(&path, "%s/lists", a->dir) < 0)
 		goto oom;
-	if (!lists_fresh(path)) {
-		const char *argv[16] = { "apt-get", "-q" };
-		int k = 2, st;
-
-		for (int i = 0; a->opts[i]; i++) {
-			argv[k++] = "-o";
-			argv[k++] = a->opts[i];
-		}
-		argv[k++] = "update";
-		argv[k] = NULL;
-		if (!quiet)
-			fprintf(stderr, "mgbench vm: apt-get update for %s (private lists in %s)\n",
-				suite, a->dir);
-		st = mgb_capture(argv, NULL, &out, err);
-		if (st < 0)
-			goto out;
-		if (st) {
-			mgb_err(err, "apt-get update for %s failed: %s", suite, apt_error(out));
-			goto out;
-		}
-	}
+	if (!lists_fresh(path) && update_lists(a, path, suite, quiet, err))
+		goto out;
 	rc = 0;
 	goto out;
 oom:
@@ -262,7 +368,6 @@ oom:
 out:
 	free(mirror);
 	free(path);
-	free(out);
 	if (rc)
 		mgb_apt_free(a);
 	return rc;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The guest's initramfs: busybox (static) for /init and its tools, this mgbench binary, the
  * mkfs programs it runs, every shared library ldd lists for them, the modules to load
@@ -282,8 +283,10 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 	}
 	/* this very mgbench */
 	free(p);
-	if (!(p = realpath("/proc/self/exe", NULL)))
-		goto oom;
+	if (!(p = realpath("/proc/self/exe", NULL))) {
+		mgb_err(err, "cannot find this mgbench's own binary (/proc/self/exe): %s", strerror(errno));
+		goto out;
+	}
 	if (add_program(root, p, "/usr/local/bin/mgbench", err))
 		goto out;
 	/* the mkfs tools of the loop filesystems, under their own names */

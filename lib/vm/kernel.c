@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The guest kernel: a user's bzImage/vmlinux (with an optional modules tree), or a Debian kernel
  * fetched into the cache.  Debian splits its kernels differently per release: bookworm's
@@ -7,16 +8,21 @@
  */
 #include "config.h"
 #include "vm.h"
+#include "result.h"
+#include "stop.h"
 #include "util.h"
 #include "target.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <jansson.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,6 +46,52 @@ static int build_dir_check(const char *dir, char *err)
 	return mgb_vm_kernel_check(p, err);
 }
 
+/* Open a kernel file for reading: a regular file only (a FIFO would block open() and read()). */
+static int open_regular(const char *path, char *err)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) < 0)
+		return mgb_err(err, "cannot open kernel %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return mgb_err(err, "kernel %s is not a regular file", path);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return mgb_err(err, "cannot open kernel %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) { /* replaced between stat and open */
+		close(fd);
+		return mgb_err(err, "kernel %s is not a regular file", path);
+	}
+	return fd;
+}
+
+/* Every segment and the section table lie inside the file: a vmlinux cut short (a full disk
+ * during extraction) is not whole, though it starts like one. */
+static bool elf_complete(int fd)
+{
+	struct stat st;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	uint64_t size;
+
+	if (fstat(fd, &st) < 0 || pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(ph) || eh.e_phnum == 0)
+		return false;
+	size = (uint64_t)st.st_size;
+	if (eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > size ||
+	    eh.e_phoff + (uint64_t)eh.e_phnum * sizeof(ph) > size)
+		return false;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != (ssize_t)sizeof(ph))
+			return false;
+		if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > size)
+			return false;
+	}
+	return true;
+}
+
 int mgb_vm_kernel_check(const char *path, char *err)
 {
 	unsigned char h[0x210];
@@ -48,17 +100,66 @@ int mgb_vm_kernel_check(const char *path, char *err)
 
 	if (is_build_dir(path))
 		return build_dir_check(path, err);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if ((fd = open_regular(path, err)) < 0)
+		return -1;
+	n = read(fd, h, sizeof(h));
+	if (n >= 0x206 && !memcmp(h + 0x202, "HdrS", 4)) {
+		close(fd);
+		return 0; /* x86 boot protocol header: a bzImage */
+	}
+	if (n >= 20 && !memcmp(h, "\177ELF", 4) && h[4] == 2 && h[18] == 62) {
+		bool whole = elf_complete(fd);
+
+		close(fd);
+		return whole ? 0 : mgb_err(err, "%s is a truncated or damaged vmlinux (its ELF segments run past its end)",
+					   path);
+	}
+	close(fd);
+	return mgb_err(err, "%s is not a kernel (neither a bzImage nor an x86-64 vmlinux)", path);
+}
+
+/* The release (uname -r) a kernel image was built as: a bzImage's header points at its version
+ * string; a vmlinux holds linux_banner, "Linux version REL (...". */
+char *mgb_vm_image_release(const char *path)
+{
+	static const char banner[] = "Linux version ";
+	char e2[MGB_ERR_LEN], *rel = NULL;
+	struct stat st;
+	int fd = open_regular(path, e2);
+	unsigned char *m;
 
 	if (fd < 0)
-		return mgb_err(err, "cannot open kernel %s: %s", path, strerror(errno));
-	n = read(fd, h, sizeof(h));
+		return NULL;
+	if (fstat(fd, &st) < 0 || st.st_size < 0x210 ||
+	    (m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
 	close(fd);
-	if (n >= 0x206 && !memcmp(h + 0x202, "HdrS", 4))
-		return 0; /* x86 boot protocol header: a bzImage */
-	if (n >= 20 && !memcmp(h, "\177ELF", 4) && h[4] == 2 && h[18] == 62)
-		return 0; /* ELF64, EM_X86_64: a vmlinux */
-	return mgb_err(err, "%s is not a kernel (neither a bzImage nor an x86-64 vmlinux)", path);
+	if (!memcmp(m + 0x202, "HdrS", 4)) {
+		size_t off = 0x200 + (size_t)(m[0x20e] | m[0x20f] << 8);
+
+		if (off < (size_t)st.st_size)
+			rel = strndup((char *)m + off, strnlen((char *)m + off, (size_t)st.st_size - off));
+	} else {
+		const unsigned char *end = m + st.st_size, *p = m;
+
+		while ((p = memmem(p, (size_t)(end - p), banner, sizeof(banner) - 1))) {
+			p += sizeof(banner) - 1;
+			if (p < end && *p >= '0' && *p <= '9') {
+				rel = strndup((const char *)p, strnlen((const char *)p, (size_t)(end - p)));
+				break;
+			}
+		}
+	}
+	munmap(m, (size_t)st.st_size);
+	if (rel)
+		rel[strcspn(rel, " ")] = '\0';
+	if (rel && !*rel) {
+		free(rel);
+		rel = NULL;
+	}
+	return rel;
 }
 
 void mgb_vm_kernel_free(struct mgb_vm_kernel *k)
@@ -97,28 +198,113 @@ static char *single_release(const char *root)
 	return rel;
 }
 
-/* depmod the tree unless modules.dep.bin is there already. */
-static int ensure_depmod(const char *root, const char *rel, char *err)
+static int run_depmod(const char *root, const char *rel, char *err)
 {
-	char *dep, *out = NULL;
-	int st;
-
-	if (asprintf(&dep, "%s/lib/modules/%s/modules.dep.bin", root, rel) < 0)
-		return mgb_err(err, "out of memory");
-	st = access(dep, R_OK);
-	free(dep);
-	if (st == 0)
-		return 0;
 	const char *argv[] = { "depmod", "-b", root, rel, NULL };
-	st = mgb_capture(argv, NULL, &out, err);
+	char *out = NULL;
+	int st = mgb_capture(argv, NULL, &out, err);
+
 	if (st > 0)
 		mgb_err(err, "depmod -b %s %s failed: %s", root, rel, out ? out : "");
 	free(out);
 	return st ? -1 : 0;
 }
 
+/* depmod a cache tree of ours unless modules.dep.bin is there already. */
+static int ensure_depmod(const char *root, const char *rel, char *err)
+{
+	char *dep;
+	int st;
+
+	if (asprintf(&dep, "%s/lib/modules/%s/modules.dep.bin", root, rel) < 0)
+		return mgb_err(err, "out of memory");
+	st = access(dep, R_OK);
+	free(dep);
+	return st == 0 ? 0 : run_depmod(root, rel, err);
+}
+
+/* depmod's inputs at the top of a release directory; every other modules.* is its output. */
+static bool depmod_input(const char *name)
+{
+	return strncmp(name, "modules.", 8) || !strcmp(name, "modules.order") ||
+	       !strcmp(name, "modules.builtin") || !strcmp(name, "modules.builtin.modinfo");
+}
+
+/*
+ * A user's --modules tree is never written to, and its index may be missing, stale or damaged:
+ * mirror it into the scratch as symlinks (cp -as), drop the old index there and depmod the
+ * mirror.  *root gets the mirror's root (malloc'd).
+ */
+static int depmod_mirror(const char *modroot, const char *rel, const char *scratch, char **root, char *err)
+{
+	char *src = NULL, *dst = NULL, *out = NULL;
+	DIR *d = NULL;
+	struct dirent *e;
+	int st, rc = -1;
+
+	if (asprintf(root, "%s/modules", scratch) < 0 || asprintf(&src, "%s/lib/modules/%s", modroot, rel) < 0 ||
+	    asprintf(&dst, "%s/lib/modules", *root) < 0) {
+		mgb_err(err, "out of memory");
+		goto out;
+	}
+	if (mgb_mkdirs(dst, err))
+		goto out;
+	const char *argv[] = { "cp", "-as", "--", src, dst, NULL };
+	st = mgb_capture(argv, NULL, &out, err);
+	if (st > 0)
+		mgb_err(err, "cp -as %s failed: %s", src, out ? out : "");
+	if (st)
+		goto out;
+	free(dst);
+	if (asprintf(&dst, "%s/lib/modules/%s", *root, rel) < 0 || !(d = opendir(dst))) {
+		mgb_err(err, "cannot read %s", dst ? dst : *root);
+		goto out;
+	}
+	while ((e = readdir(d)))
+		if (!depmod_input(e->d_name))
+			unlinkat(dirfd(d), e->d_name, 0);
+	rc = run_depmod(*root, rel, err);
+out:
+	if (d)
+		closedir(d);
+	free(src);
+	free(dst);
+	free(out);
+	return rc;
+}
+
+/* The manifest's sha256 of vmlinux, when the build recorded one: a vmlinux that does not match
+ * (an export that failed part way, a file replaced since) is refused.  Without one the build is
+ * booted but said to be unverified, and its release must at least be the manifest's. */
+static int verify_build(json_t *m, struct mgb_vm_kernel *k, bool quiet, char *err)
+{
+	const char *want = json_string_value(mgb_json_path(m, "sha256.vmlinux"));
+	char have[65], *rel;
+
+	if (want) {
+		if (mgb_sha256_file(k->image, have, err))
+			return -1;
+		if (strcasecmp(want, have))
+			return mgb_err(err, "%s does not match its manifest (sha256 %.12s..., the manifest says %.12s...): "
+				       "refusing to boot it", k->image, have, want);
+		k->verified = true;
+		return 0;
+	}
+	rel = mgb_vm_image_release(k->image);
+	if (rel && k->release && strcmp(rel, k->release)) {
+		mgb_err(err, "%s is release %s but its manifest says %s: refusing a stale manifest", k->image, rel,
+			k->release);
+		free(rel);
+		return -1;
+	}
+	free(rel);
+	if (!quiet)
+		fprintf(stderr, "mgbench vm: note: the build's manifest has no sha256 of vmlinux: booting it unverified\n");
+	return 0;
+}
+
 /* A build directory boots its vmlinux; the manifest names source, version and patches. */
-static int from_build(const char *dir, struct mgb_vm_kernel *k, char *err)
+static int from_build(const char *dir, bool quiet, struct mgb_vm_kernel *k, char *err)
 {
 	char *real = realpath(dir, NULL), *p = NULL;
 	json_error_t je;
@@ -142,7 +328,7 @@ static int from_build(const char *dir, struct mgb_vm_kernel *k, char *err)
 	p = NULL;
 	if (json_string_value(json_object_get(m, "release")))
 		k->release = strdup(json_string_value(json_object_get(m, "release")));
-	rc = 0;
+	rc = verify_build(m, k, quiet, err);
 out:
 	json_decref(m);
 	free(p);
@@ -150,27 +336,55 @@ out:
 	return rc;
 }
 
-static int from_path(const char *spec, const char *modules, struct mgb_vm_kernel *k, char *err)
+/* A modules tree serves one kernel: its release must be the image's. */
+static int modules_match(const char *modules, struct mgb_vm_kernel *k, char *err)
 {
+	char *mrel = single_release(k->modroot);
+
+	if (!mrel)
+		return mgb_err(err, "--modules %s: expected one lib/modules/<release> directory in it", modules);
+	if (!k->release) {
+		free(mrel);
+		return mgb_err(err, "cannot tell the release of %s, so --modules %s cannot be checked against it",
+			       k->image, modules);
+	}
+	if (strcmp(mrel, k->release)) {
+		mgb_err(err, "--modules %s is for release %s, but the kernel %s is %s", modules, mrel, k->image,
+			k->release);
+		free(mrel);
+		return -1;
+	}
+	free(mrel);
+	return 0;
+}
+
+static int from_path(const char *spec, const char *modules, const char *scratch, bool quiet,
+		     struct mgb_vm_kernel *k, char *err)
+{
+	char *mirror = NULL;
+
 	if (mgb_vm_kernel_check(spec, err))
 		return -1;
 	if (is_build_dir(spec)) {
 		if (modules)
 			return mgb_err(err, "--modules does not go with a build directory (its kernel has no modules)");
-		return from_build(spec, k, err);
+		return from_build(spec, quiet, k, err);
 	}
 	k->kind = "path";
 	k->image = realpath(spec, NULL);
 	if (!k->image)
 		return mgb_err(err, "%s: %s", spec, strerror(errno));
-	if (modules) {
-		if (!(k->modroot = realpath(modules, NULL)))
-			return mgb_err(err, "--modules %s: %s", modules, strerror(errno));
-		if (!(k->release = single_release(k->modroot)))
-			return mgb_err(err, "--modules %s: expected one lib/modules/<release> directory in it",
-				       modules);
-		return ensure_depmod(k->modroot, k->release, err);
+	k->release = mgb_vm_image_release(k->image);
+	if (!modules)
+		return 0;
+	if (!(k->modroot = realpath(modules, NULL)))
+		return mgb_err(err, "--modules %s: %s", modules, strerror(errno));
+	if (modules_match(modules, k, err) || depmod_mirror(k->modroot, k->release, scratch, &mirror, err)) {
+		free(mirror);
+		return -1;
 	}
+	free(k->modroot);
+	k->modroot = mirror;
 	return 0;
 }
 
@@ -230,27 +444,89 @@ static char **kernel_packages(const struct mgb_apt *a, const char *image_pkg, ch
 	return v;
 }
 
+/* A cached vmlinux is used when it is whole and matches the sha256 written beside it when it
+ * was extracted (an entry from before that file existed is judged on its ELF alone). */
+static bool cached_ok(const char *vmlinux, const char *sumfile)
+{
+	char e2[MGB_ERR_LEN], want[80] = "", have[65];
+	FILE *f;
+
+	if (mgb_vm_kernel_check(vmlinux, e2))
+		return false;
+	if (!(f = fopen(sumfile, "re")))
+		return errno == ENOENT;
+	if (!fgets(want, sizeof(want), f))
+		want[0] = '\0';
+	fclose(f);
+	want[strcspn(want, "\n")] = '\0';
+	return !mgb_sha256_file(vmlinux, have, e2) && !strcmp(want, have);
+}
+
+/* The sha256 of tmp, into sumfile (through a temporary name of its own). */
+static int write_sum(const char *tmp, const char *sumfile, char *err)
+{
+	char hex[65], *t = NULL;
+	int fd = -1, rc = -1;
+
+	if (mgb_sha256_file(tmp, hex, err) || asprintf(&t, "%s.XXXXXX", sumfile) < 0 || (fd = mkstemp(t)) < 0)
+		goto out;
+	if (dprintf(fd, "%s\n", hex) < 0 || fsync(fd) || fchmod(fd, 0644) || rename(t, sumfile))
+		mgb_err(err, "cannot write %s: %s", sumfile, strerror(errno));
+	else
+		rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc && t)
+		unlink(t);
+	free(t);
+	return rc;
+}
+
+/* One try: the payload at off decompressed by tool into tmp; true if tmp is a whole vmlinux.  The
+ * tool's status says nothing (the payload is followed by more data, which it complains about):
+ * the ELF's own segment table says whether everything arrived. */
+static bool try_payload(const char *image, long off, const char *tool, const char *tmp, int fd, char *err)
+{
+	char offs[32];
+	const char *argv[] = { "sh", "-c", "tail -c \"$1\" \"$2\" | \"$0\" -dcq > \"$3\" 2>/dev/null", tool, offs,
+			       image, tmp, NULL };
+
+	snprintf(offs, sizeof(offs), "+%ld", off + 1);
+	if (ftruncate(fd, 0) || mgb_capture(argv, NULL, NULL, err) < 0)
+		return false;
+	return elf_complete(fd) && !fsync(fd);
+}
+
 /*
  * The uncompressed vmlinux inside a bzImage, for qemu's PVH entry (Debian's kernels have
  * CONFIG_PVH): decompressing the xz/zstd payload under TCG costs 1-5 s per boot, once on the
  * host it is free.  Like linux/scripts/extract-vmlinux: try each xz or zstd magic in the image
- * and keep the first output that is an ELF file.  Cached beside the image; NULL if none.
+ * and keep the first output that is a whole ELF file.  Extracted under a temporary name and
+ * renamed when complete, with its sha256 beside it, so a full disk or an interruption never
+ * leaves a truncated vmlinux in the cache.  NULL if none (the bzImage is booted instead).
  */
-static char *extract_vmlinux(const char *image, const char *root)
+static char *extract_vmlinux(const char *image, const char *root, bool quiet)
 {
 	static const struct { const char *magic; size_t len; const char *tool; } fmts[] = {
 		{ "\xfd" "7zXZ\0", 6, "xz" }, { "\x28\xb5\x2f\xfd", 4, "zstd" } };
-	char *out = NULL, *tmp = NULL, *buf = NULL, e2[MGB_ERR_LEN];
+	char *out = NULL, *tmp = NULL, *sum = NULL, *buf = NULL, e2[MGB_ERR_LEN] = "";
+	int fd = -1;
 	FILE *f;
 	long size;
 
-	if (asprintf(&out, "%s/vmlinux", root) < 0 || asprintf(&tmp, "%s/vmlinux.tmp", root) < 0)
+	if (asprintf(&out, "%s/vmlinux", root) < 0 || asprintf(&sum, "%s/vmlinux.sha256", root) < 0 ||
+	    asprintf(&tmp, "%s/vmlinux.tmp.XXXXXX", root) < 0)
 		goto fail;
-	if (mgb_vm_kernel_check(out, e2) == 0) {
+	if (cached_ok(out, sum))
+		goto done;
+	if ((fd = mkstemp(tmp)) < 0) {
+		mgb_err(e2, "cannot write in %s: %s", root, strerror(errno));
 		free(tmp);
-		return out;
+		tmp = NULL;
+		goto fail;
 	}
-	if (!(f = fopen(image, "rb")))
+	if (!(f = fopen(image, "rbe")))
 		goto fail;
 	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) ||
 	    !(buf = malloc((size_t)size)) || fread(buf, 1, (size_t)size, f) != (size_t)size) {
@@ -260,33 +536,31 @@ static char *extract_vmlinux(const char *image, const char *root)
 	fclose(f);
 	for (size_t k = 0; k < MGB_ARRAY_SIZE(fmts); k++)
 		for (long off = 0; off + (long)fmts[k].len <= size; off++) {
-			char offs[32], head[4];
-			int fd;
-
 			if (memcmp(buf + off, fmts[k].magic, fmts[k].len))
 				continue;
-			snprintf(offs, sizeof(offs), "+%ld", off + 1);
-			/* the payload is followed by more data: the tool's complaint about it is expected */
-			const char *argv[] = { "sh", "-c", "tail -c \"$1\" \"$2\" | \"$0\" -dcq > \"$3\" 2>/dev/null",
-					       fmts[k].tool, offs, image, tmp, NULL };
-			mgb_capture(argv, NULL, NULL, e2);
-			fd = open(tmp, O_RDONLY | O_CLOEXEC);
-			if (fd >= 0 && read(fd, head, 4) == 4 && !memcmp(head, "\177ELF", 4) &&
-			    !close(fd) && !rename(tmp, out)) {
-				free(buf);
-				free(tmp);
-				return out;
-			}
-			if (fd >= 0)
-				close(fd);
+			if (try_payload(image, off, fmts[k].tool, tmp, fd, e2) && !fchmod(fd, 0644) &&
+			    !write_sum(tmp, sum, e2) && !rename(tmp, out))
+				goto done;
+			if (mgb_stop_requested())
+				goto fail;
 		}
+	if (!e2[0])
+		mgb_err(e2, "no whole vmlinux came out of it (a full disk?)");
 fail:
-	if (tmp)
+	if (!quiet && !mgb_stop_requested())
+		fprintf(stderr, "mgbench vm: note: cannot extract vmlinux from %s into the cache: %s; booting the "
+			"compressed image\n", image, e2[0] ? e2 : strerror(errno));
+	free(out);
+	out = NULL;
+done:
+	if (fd >= 0)
+		close(fd);
+	if (tmp && fd >= 0)
 		unlink(tmp);
 	free(buf);
 	free(tmp);
-	free(out);
-	return NULL;
+	free(sum);
+	return out;
 }
 
 static int from_debian(const char *which, bool quiet, struct mgb_vm_kernel *k, char *err)
@@ -353,6 +627,7 @@ static int from_debian(const char *which, bool quiet, struct mgb_vm_kernel *k, c
 			char *deb = mgb_apt_download(&apt, *p, debs, quiet, err);
 
 			if (!deb) {
+				mgb_remove_tree(debs); /* no partial .deb left by an interruption */
 				free(debs);
 				goto out;
 			}
@@ -365,6 +640,7 @@ static int from_debian(const char *which, bool quiet, struct mgb_vm_kernel *k, c
 			free(o);
 			free(deb);
 			if (st) {
+				mgb_remove_tree(debs);
 				free(debs);
 				goto out;
 			}
@@ -392,7 +668,7 @@ static int from_debian(const char *which, bool quiet, struct mgb_vm_kernel *k, c
 	if (mgb_vm_kernel_check(k->image, err))
 		goto out;
 	{
-		char *vmlinux = extract_vmlinux(k->image, root);
+		char *vmlinux = extract_vmlinux(k->image, root, quiet);
 
 		if (vmlinux) {
 			free(k->image);
@@ -424,7 +700,23 @@ out:
 	return rc;
 }
 
-int mgb_vm_kernel_get(const char *spec, const char *modules, bool quiet, struct mgb_vm_kernel *k, char *err)
+int mgb_vm_reindex(struct mgb_vm_kernel *k, const char *scratch, char *err)
+{
+	char *mirror = NULL;
+
+	if (!k->modroot || strcmp(k->kind, "debian"))
+		return -1; /* a --modules tree was indexed afresh already */
+	if (depmod_mirror(k->modroot, k->release, scratch, &mirror, err)) {
+		free(mirror);
+		return -1;
+	}
+	free(k->modroot);
+	k->modroot = mirror;
+	return 0;
+}
+
+int mgb_vm_kernel_get(const char *spec, const char *modules, const char *scratch, bool quiet,
+		      struct mgb_vm_kernel *k, char *err)
 {
 	int rc;
 
@@ -434,7 +726,7 @@ int mgb_vm_kernel_get(const char *spec, const char *modules, bool quiet, struct 
 			return mgb_err(err, "--modules goes with a kernel path, not %s", spec);
 		rc = from_debian(spec + strlen("debian:"), quiet, k, err);
 	} else
-		rc = from_path(spec, modules, k, err);
+		rc = from_path(spec, modules, scratch, quiet, k, err);
 	if (rc)
 		mgb_vm_kernel_free(k);
 	return rc;

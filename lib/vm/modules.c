@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Which module files the guest must load for the requested filesystems, in load order.
  * libkmod reads the kernel tree's modules.dep/.softdep/.alias/.builtin (written by depmod), so

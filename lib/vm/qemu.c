@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * qemu: boot the guest, stream its serial console, pick out the host's lines (MGBVM-*, see
  * lib/vm/initramfs.c) and the result document.  qemu runs in its own process group with a
@@ -204,25 +205,43 @@ static long base64_decode(char *s)
 	return out;
 }
 
-enum outcome { BOOT_DONE, BOOT_PANIC, BOOT_TIMEOUT, BOOT_PROBE_FAILED, BOOT_STOPPED, BOOT_ERROR };
+enum outcome { BOOT_DONE, BOOT_PANIC, BOOT_TIMEOUT, BOOT_NO_INIT, BOOT_PROBE_FAILED, BOOT_STOPPED, BOOT_ERROR };
+
+/* The next deadline and what passing it means: the KVM probe, the guest's init, the timeout. */
+static double next_deadline(const struct console *c, double probe, double init, double end, enum outcome *oc)
+{
+	*oc = BOOT_TIMEOUT;
+	if (c->saw_init)
+		return end;
+	if (probe && probe <= init && probe < end) {
+		*oc = BOOT_PROBE_FAILED;
+		return probe;
+	}
+	if (init < end) {
+		*oc = BOOT_NO_INIT;
+		return init;
+	}
+	return end;
+}
 
 static enum outcome boot_once(struct mgb_vm_boot *b, const char *accel, struct console *c, char *err)
 {
 	int fd = -1, status;
 	pid_t pid;
-	double deadline, probe_deadline;
-	enum outcome oc = BOOT_DONE;
+	double deadline, probe_deadline, init_deadline;
+	enum outcome oc = BOOT_DONE, late;
 
 	memset(c, 0, sizeof(*c));
 	c->status = -1;
 	c->t0 = now_s();
 	deadline = c->t0 + b->timeout_s;
 	probe_deadline = strcmp(accel, "kvm") ? 0 : c->t0 + KVM_PROBE_S;
+	init_deadline = c->t0 + (b->init_timeout_s ? b->init_timeout_s : b->timeout_s);
 	if ((pid = launch(b, accel, &fd, err)) < 0)
 		return BOOT_ERROR;
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		double t = now_s(), until = probe_deadline && !c->saw_init ? probe_deadline : deadline;
+		double t = now_s(), until = next_deadline(c, probe_deadline, init_deadline, deadline, &late);
 		int r;
 		ssize_t n;
 
@@ -231,7 +250,7 @@ static enum outcome boot_once(struct mgb_vm_boot *b, const char *accel, struct c
 			break;
 		}
 		if (t >= until) {
-			oc = until == deadline ? BOOT_TIMEOUT : BOOT_PROBE_FAILED;
+			oc = late;
 			c->timed_out = true;
 			break;
 		}
@@ -326,6 +345,10 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 	case BOOT_TIMEOUT:
 		mgb_err(err, "the guest did not finish within %u s (--timeout); last console line: %.120s",
 			b->timeout_s, c.last[0] ? c.last : "(none)");
+		break;
+	case BOOT_NO_INIT:
+		mgb_err(err, "the guest did not reach its init within %u s (--init-timeout): the kernel is damaged or "
+			"does not boot here; last console line: %.100s", b->init_timeout_s, c.last[0] ? c.last : "(none)");
 		break;
 	case BOOT_STOPPED:
 		mgb_err(err, "interrupted; the guest was stopped");

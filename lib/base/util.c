@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int mgb_err(char *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err, MGB_ERR_LEN, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int mgb_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	/* Bounded by what a JSON integer (int64) can record: a larger count would read as -1. */
+	if (errno || *end || v > INT64_MAX)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int mgb_parse_size(const char *s, uint64_t *out)
+{
+	char buf[64];
+	size_t n;
+	unsigned shift = 0;
+	uint64_t v;
+
+	if (!s || (n = strlen(s)) == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n + 1);
+	switch (buf[n - 1]) {
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	}
+	if (shift)
+		buf[n - 1] = '\0';
+	if (mgb_parse_u64(buf, &v) || v > ((uint64_t)INT64_MAX >> shift))
+		return -1;
+	*out = v << shift;
+	return 0;
+}
+
+void mgb_format_ns(char *buf, size_t len, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.1fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+}
+
+int mgb_run_program(const char *const argv[], char *err)
+{
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	if (pid < 0)
+		return mgb_err(err, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+
+		if (devnull >= 0) {
+			dup2(devnull, STDIN_FILENO);
+			dup2(devnull, STDOUT_FILENO);
+			dup2(devnull, STDERR_FILENO);
+		}
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return mgb_err(err, "waitpid: %s", strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return mgb_err(err, "%s: not found (run ./bootstrap to install it)", argv[0]);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return mgb_err(err, "%s failed (status %d)", argv[0], status);
+	return 0;
+}
+
+pid_t mgb_spawn_piped(const char *const argv[], const char *cwd, void (*setup)(void), int *out_fd, char *err)
+{
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return mgb_err(err, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return mgb_err(err, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		if (setup)
+			setup();
+		if (null >= 0)
+			dup2(null, STDIN_FILENO);
+		dup2(pfd[1], STDOUT_FILENO);
+		dup2(pfd[1], STDERR_FILENO);
+		if (cwd && chdir(cwd))
+			_exit(126);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	*out_fd = pfd[0];
+	return pid;
+}
+
+int mgb_wait_child(pid_t pid, int *status, char *err)
+{
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return mgb_err(err, "waitpid: %s", strerror(errno));
+	return 0;
+}
+
+int mgb_child_result(const char *program, int status, char *err)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return mgb_err(err, "cannot run %s", program);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int mgb_find_system_program(const char *name, char *path, size_t len)
+{
+	static const char *const dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
+
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(dirs); i++) {
+		snprintf(path, len, "%s/%s", dirs[i], name);
+		if (access(path, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}

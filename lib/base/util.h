@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small helpers shared by every part of mgbench: number parsing, clocks, errors. */
+#ifndef MGB_UTIL_H
+#define MGB_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#define MGB_ERR_LEN 256
+#define MGB_NSEC_PER_SEC 1000000000LL
+#define MGB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline int64_t mgb_timespec_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * MGB_NSEC_PER_SEC + t->tv_nsec;
+}
+
+static inline int64_t mgb_clock_ns(clockid_t clock)
+{
+	struct timespec t;
+
+	clock_gettime(clock, &t);
+	return mgb_timespec_ns(&t);
+}
+
+/* n events over elapsed_ns, per second (0 for an empty interval). */
+static inline double mgb_per_s(uint64_t n, int64_t elapsed_ns)
+{
+	return elapsed_ns > 0 ? (double)n * 1e9 / (double)elapsed_ns : 0.0;
+}
+
+/* n events per coarse tick of elapsed time: the one definition every *_per_tick key uses.  A run
+ * shorter than one tick still spans at least one coarse value, so it counts as one tick. */
+static inline double mgb_per_tick(uint64_t n, int64_t elapsed_ns, int64_t tick_ns)
+{
+	double ticks;
+
+	if (tick_ns <= 0 || elapsed_ns <= 0)
+		return 0.0;
+	ticks = (double)elapsed_ns / (double)tick_ns;
+	return (double)n / (ticks < 1.0 ? 1.0 : ticks);
+}
+
+/* Write a formatted message into err (MGB_ERR_LEN bytes); returns -1 so callers can `return mgb_err(...)`. */
+int mgb_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Strict unsigned parse: digits only, no sign, no junk, at most INT64_MAX (what the document can
+ * record). 0 on success, -1 otherwise. */
+int mgb_parse_u64(const char *s, uint64_t *out);
+/* Like mgb_parse_u64 but accepts a k/K, m/M, g/G suffix (powers of 1024). */
+int mgb_parse_size(const char *s, uint64_t *out);
+
+/* Format a duration in ns as a short human string ("812ns", "3.4us", "4.0ms", "1.20s"). */
+void mgb_format_ns(char *buf, size_t len, double ns);
+
+/* The system's own copy of a tool (mkfs.*), from the distribution's directories rather than the
+ * caller's PATH: as root, mgbench must not run whatever a PATH entry offers under that name. */
+int mgb_find_system_program(const char *name, char *path, size_t len);
+
+/* Run argv[0] with argv, output to /dev/null unless verbose; returns its exit status or -1. */
+int mgb_run_program(const char *const argv[], char *err);
+
+/*
+ * Start argv[0] (from PATH) with stdin from /dev/null and stdout and stderr into a pipe, whose
+ * read end comes back in *out_fd.  cwd, if given, is the child's directory; setup, if given, runs
+ * in the child before exec (signals, environment).  Returns the pid, or -1 with err.  In the
+ * child a failed chdir exits 126, a failed exec 127.
+ */
+pid_t mgb_spawn_piped(const char *const argv[], const char *cwd, void (*setup)(void), int *out_fd, char *err);
+/* waitpid through EINTR: 0 with *status, or -1 with err. */
+int mgb_wait_child(pid_t pid, int *status, char *err);
+/* A finished child's exit code (128 + N for signal N), or an error for one that could not run. */
+int mgb_child_result(const char *program, int status, char *err);
+
+/*
+ * A directory root may write to or read code from: it and every directory above it are owned by
+ * root or the caller and not writable by others (above it, a sticky directory such as /tmp is
+ * fine; at the path itself only if sticky_ok).  0, or -1 with err naming the culprit.
+ */
+int mgb_check_trusted_dir(const char *path, bool sticky_ok, char *err);
+
+/* sha256 (64 hex digits) of a buffer, or of a regular file (a FIFO or device is refused, not
+ * read): 0, or -1 with err (sha256.c). */
+void mgb_sha256_buf(const void *buf, size_t len, char hex[65]);
+int mgb_sha256_file(const char *path, char hex[65], char *err);
+
+#endif

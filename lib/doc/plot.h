@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Pictures of result documents, drawn by gnuplot.  mgbench writes a self-contained gnuplot
+ * script (data inline as datablocks) and runs gnuplot on it; the same script, saved with
+ * --script, redraws the picture by hand (`gnuplot FILE`).
+ */
+#ifndef MGB_PLOT_H
+#define MGB_PLOT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+enum mgb_plot_kind {
+	MGB_PLOT_DEFAULT,  /* the workload's own picture */
+	MGB_PLOT_DISTINCT, /* its first ratio column, grouped bars per fs and document */
+	MGB_PLOT_STEPS,    /* the distribution of ctime steps (ctime.step_ns.buckets), log axes */
+	MGB_PLOT_COUNTS,   /* its count columns (statx06's brackets, revalidate's misses) */
+	MGB_PLOT_RATE,     /* its first rate column, with min-max whiskers over repeats */
+};
+
+enum mgb_plot_format { MGB_PLOT_PNG, MGB_PLOT_SVG, MGB_PLOT_TXT };
+
+struct mgb_plot {
+	const char *workload;
+	enum mgb_plot_kind kind;
+	enum mgb_plot_format format;
+	bool log_y;
+	const char *output;      /* the file a saved script draws to; NULL: gnuplot's stdout */
+};
+
+/* Can a script name this file (no control characters)? */
+bool mgb_plot_path_ok(const char *path);
+
+/* The gnuplot script for docs (labels name them); -1 with err when there is nothing to draw. */
+int mgb_plot_script(FILE *out, json_t *const *docs, const char *const *labels, unsigned ndocs,
+		    const struct mgb_plot *p, char *err);
+
+#endif

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The plain-text table: one block per workload, one row per cell, at most 72 columns. */
+#include "config.h"
+#include "report.h"
+#include "doc.h"
+#include "json_text.h"
+#include "result.h"
+#include "util.h"
+#include "workload.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define COL_WIDTH 9
+
+void mgb_format_value(char *buf, size_t len, json_t *v, const char *format)
+{
+	/* a value of the wrong type is no value: "fast" must not print as 0 */
+	if (!v || json_is_null(v) || (!strcmp(format, "yesno") ? !json_is_boolean(v) : !json_is_number(v)))
+		snprintf(buf, len, "-");
+	else if (!strcmp(format, "yesno"))
+		snprintf(buf, len, "%s", json_is_true(v) ? "yes" : "NO");
+	else if (!strcmp(format, "ratio"))
+		/* Truncated, not rounded: 0.9995 must not read as 1.000. */
+		snprintf(buf, len, "%.3f", (double)(long long)(json_number_value(v) * 1000.0) / 1000.0);
+	else if (!strcmp(format, "ns"))
+		mgb_format_ns(buf, len, json_number_value(v));
+	else if (!strcmp(format, "rate") || !strcmp(format, "int"))
+		snprintf(buf, len, "%.0f", json_number_value(v));
+	else
+		snprintf(buf, len, "%.2f", json_number_value(v));
+}
+
+static void print_value(FILE *out, json_t *v, const char *format)
+{
+	char buf[32];
+
+	mgb_format_value(buf, sizeof(buf), v, format);
+	fprintf(out, " %*s", COL_WIDTH, buf);
+}
+
+/* A long message (an error) as lines of at most 72 columns, indented. */
+void mgb_print_wrapped(FILE *out, const char *text, int indent)
+{
+	int width = 72 - indent;
+
+	while (*text) {
+		int n = (int)strlen(text);
+
+		if (n > width) {
+			n = width;
+			while (n > width / 2 && text[n] != ' ')
+				n--;
+		}
+		fprintf(out, "%*s%.*s\n", indent, "", n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+}
+
+/* Cells with the same workload and parameters share one table block. */
+static char *block_key_of(json_t *cell)
+{
+	json_t *k = MGB_JSON_PACK("{s:O?, s:O?}", "w", json_object_get(cell, "workload"), "p",
+			      json_object_get(cell, "params"));
+	char *s = json_dumps(k, JSON_SORT_KEYS | JSON_COMPACT);
+
+	json_decref(k);
+	return s;
+}
+
+/* In the workload's option order, so a run and a document read back print the same line. */
+static void print_params(FILE *out, const struct mgb_workload *w, json_t *params)
+{
+	int col = 0;
+
+	for (const struct mgb_workload_option *o = w->options; o && o->name; o++) {
+		json_t *v = json_object_get(params, o->name);
+		char *s;
+		int len;
+
+		if (!v)
+			continue;
+		s = json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+		len = (int)(strlen(o->name) + strlen(s) + 3);
+		if (col > 0 && col + len > 72) {
+			fputc('\n', out);
+			col = 0;
+		}
+		col += fprintf(out, "  %s=%s", o->name, s);
+		free(s);
+	}
+	if (col > 0)
+		fputc('\n', out);
+}
+
+/* A name from a document, safe for a terminal and for cutting to a column: control characters
+ * (half an escape sequence, a newline) become '?'. */
+static const char *printable(char *buf, size_t len, const char *text)
+{
+	snprintf(buf, len, "%s", text ?: "");
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	return buf;
+}
+
+/* Under each block, where multigrain was in effect (the cells' own probe), so a pasted table
+ * says what kind of kernel and filesystem made it. */
+struct mg_line {
+	char yes[160], no[160], unknown[160];
+};
+
+static void mg_line_add(struct mg_line *l, json_t *cell)
+{
+	json_t *in_effect = json_object_get(json_object_get(cell, "multigrain"), "in_effect");
+	char fsname[64];
+	const char *fs = printable(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs")) ?: "?");
+	char *list = json_is_true(in_effect) ? l->yes : json_is_false(in_effect) ? l->no : l->unknown;
+	size_t n = strlen(list);
+
+	if (!json_object_get(cell, "multigrain"))
+		return;
+	/* One mention per filesystem: repeats and backends share the fs. */
+	for (const char *p = strstr(list, fs); p; p = strstr(p + 1, fs))
+		if ((p == list || p[-1] == ' ') && (p[strlen(fs)] == ' ' || !p[strlen(fs)]))
+			return;
+	snprintf(list + n, sizeof(l->yes) - n, "%s%s", n ? " " : "", fs);
+}
+
+static void mg_line_print(FILE *out, struct mg_line *l)
+{
+	char text[620];
+	int n = snprintf(text, sizeof(text), "multigrain: ");
+
+	if (*l->yes)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "yes on %s", l->yes);
+	if (*l->no)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%sno on %s", *l->yes ? "; " : "", l->no);
+	if (*l->unknown)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%sunknown on %s", *l->yes || *l->no ? "; " : "",
+			      l->unknown);
+	if (*l->yes || *l->no || *l->unknown)
+		mgb_print_wrapped(out, text, 0);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Rows a reader added under a cell (report's min and max over several documents). */
+static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *rows)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row) {
+		fprintf(out, "  %-10.10s", json_string_value(json_object_get(row, "label")));
+		for (const struct mgb_column *c = w->columns; c->header; c++)
+			print_value(out, mgb_json_path(json_object_get(row, "metrics"), c->path), c->format);
+		fputc('\n', out);
+	}
+}
+
+/* An NFS cell's server: ": 2 clients, nfs-ganesha 4.3 up in 23.1ms", or ": 2 clients". */
+static void print_server(FILE *out, json_t *server, json_t *bm)
+{
+	json_t *start = json_object_get(server, "start_ns");
+	char when[32];
+
+	if (!server)
+		return;
+	fprintf(out, ": %lld client%s", (long long)json_integer_value(json_object_get(bm, "clients")),
+		json_integer_value(json_object_get(bm, "clients")) == 1 ? "" : "s");
+	if (!json_is_integer(start))
+		return; /* --nfs-url: the URL is among the options */
+	fputs(", ", out);
+	mgb_format_ns(when, sizeof(when), (double)json_integer_value(start));
+	fprintf(out, "%s %s up in %s", json_string_value(json_object_get(server, "software")) ?: "?",
+		json_string_value(json_object_get(server, "version")) ?: "?", when);
+}
+
+/*
+ * The "via" column has room for the backend's name only: a backend with options or numbers of
+ * its own (io_uring's depth and punts) gets a line of its own under the row, e.g.
+ * "      uring depth=32 link: punted 99.1% of writes, 99.5% of all".  Writes are told apart:
+ * io_uring always hands a statx to a worker, so only the writes' punts say what timestamps cost.
+ */
+static void print_backend_line(FILE *out, json_t *cell)
+{
+	json_t *b = json_object_get(cell, "backend"), *opts = json_object_get(b, "options");
+	json_t *bm = json_object_get(cell, "backend_metrics");
+	json_t *ratio = json_object_get(bm, "punted_ratio"), *wratio = json_object_get(bm, "writes_punted_ratio");
+	const char *key;
+	json_t *v;
+
+	if (!json_object_size(opts) && !json_object_size(bm))
+		return;
+	fprintf(out, "      %s", json_string_value(json_object_get(b, "name")));
+	json_object_foreach(opts, key, v) {
+		if (json_is_false(v) || json_is_null(v))
+			continue;
+		if (json_is_true(v))
+			fprintf(out, " %s", key);
+		else if (json_is_integer(v))
+			fprintf(out, " %s=%lld", key, (long long)json_integer_value(v));
+		else if (json_is_string(v))
+			fprintf(out, " %s=%s", key, json_string_value(v));
+	}
+	if (json_is_number(ratio) && json_is_number(wratio) && json_integer_value(json_object_get(bm, "writes")))
+		fprintf(out, ": punted %.1f%% of writes, %.1f%% of all", 100 * json_number_value(wratio),
+			100 * json_number_value(ratio));
+	else if (json_is_number(ratio))
+		fprintf(out, ": punted %.1f%% of %lld requests", 100 * json_number_value(ratio),
+			(long long)json_integer_value(json_object_get(bm, "requests")));
+	else if (bm && !json_object_get(cell, "server"))
+		fprintf(out, ": punts not counted (%s)",
+			       json_string_value(json_object_get(bm, "punted_reason")) ?: "no tracepoint");
+	print_server(out, json_object_get(cell, "server"), bm);
+	fputc('\n', out);
+}
+
+void mgb_report_print(FILE *out, json_t *doc)
+{
+	char fsname[64], via[64];
+	struct mg_line mg = { 0 };
+	json_t *cells = json_object_get(doc, "cells");
+	const char *last_block = NULL;
+	char *block_key = NULL;
+	size_t i;
+	json_t *cell;
+
+	json_array_foreach(cells, i, cell) {
+		const char *wname = json_string_value(json_object_get(cell, "workload"));
+		const struct mgb_workload *w = wname ? mgb_workload_find(wname) : NULL;
+		json_t *metrics = json_object_get(cell, "metrics");
+		char *key;
+
+		if (!w)
+			continue;
+		key = block_key_of(cell);
+		if (!last_block || strcmp(block_key, key)) {
+			mg_line_print(out, &mg);
+			fprintf(out, "%s%s: %s\n", last_block ? "\n" : "", w->name, w->summary);
+			print_params(out, w, json_object_get(cell, "params"));
+			fprintf(out, "%-6s%-6s", "fs", "via");
+			for (const struct mgb_column *c = w->columns; c->header; c++)
+				fprintf(out, " %*s", COL_WIDTH, c->header);
+			fputc('\n', out);
+			free(block_key);
+			block_key = key;
+			last_block = wname;
+		} else {
+			free(key);
+		}
+		mg_line_add(&mg, cell);
+		fprintf(out, "%-6.6s%-6.6s", printable(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs"))),
+			printable(via, sizeof(via), mgb_cell_backend(cell)));
+		if (!json_is_object(metrics)) {
+			fprintf(out, " %s:\n", json_string_value(json_object_get(cell, "status")));
+			mgb_print_wrapped(out, json_string_value(json_object_get(cell, "error")) ?: "", 4);
+			continue;
+		}
+		for (const struct mgb_column *c = w->columns; c->header; c++)
+			print_value(out, mgb_json_path(metrics, c->path), c->format);
+		if (strcmp(json_string_value(json_object_get(cell, "status")) ?: "", "ok"))
+			fprintf(out, " (%s)", json_string_value(json_object_get(cell, "status")));
+		fputc('\n', out);
+		print_backend_line(out, cell);
+		print_extra_rows(out, w, json_object_get(cell, MGB_REPORT_ROWS));
+	}
+	mg_line_print(out, &mg);
+	free(block_key);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mgbench kernel build: a guest kernel from a source (a tree, or Debian's linux-source), patches
+ * and config fragments, built with tinyconfig plus mgbench's fragment and cached by all three.
+ * The contract of lib/kbuild/, used by cmd/kernel.c (and by vm, which boots the builds).
+ */
+#ifndef MGB_KBUILD_H
+#define MGB_KBUILD_H
+
+#include <stdbool.h>
+
+struct mgb_kbuild {
+	const char *source;          /* a kernel tree, or debian:6.1 / debian:6.12 */
+	const char *const *patches;  /* files or directories of patches, in order; NULL-terminated */
+	const char *config;          /* the user's fragment, or NULL */
+	const char *output;          /* -o DIR, or NULL: the cache entry is the build directory */
+	unsigned jobs;
+	bool quiet;
+	/* results */
+	char *dir;                   /* the build directory */
+	char *release;               /* the built kernel's release (uname -r) */
+	bool cached;                 /* served from the cache */
+	double build_s;              /* wall time of the build (this one, or the cached one's) */
+};
+
+/* Build (or find in the cache) the kernel b describes; -1 with a one-line err (a failing
+ * patch, an option that did not stick, a compile error: its log's tail went to stderr). */
+int mgb_kbuild_run(struct mgb_kbuild *b, char *err);
+void mgb_kbuild_free(struct mgb_kbuild *b);
+
+/* The fragment compiled in from lib/kbuild/kernel.config. */
+extern const char mgb_kbuild_fragment[];
+
+#endif

@@ -1,0 +1,833 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mgbench kernel build: a guest kernel from a source and a patch series.  The steps, in the
+ * order that lets bad input fail before anything slow: tools, the user's fragment, the patches
+ * (hashed), the source (a Debian package fetched into the cache once), the cache key; then a
+ * private hard-link copy, the patches applied, tinyconfig + fragments + olddefconfig checked,
+ * make bzImage.  The result (bzImage, vmlinux, .config, build.log, manifest.json) is kept in
+ * the cache under the key, so the same request again returns at once.
+ */
+#include "config.h"
+#include "kbuild_internal.h"
+#include "stop.h"
+#include "target.h"
+#include "util.h"
+#include "vm.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sendfile.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const outputs[] = { "bzImage", "vmlinux", ".config", "build.log", "manifest.json" };
+
+/* The tools a kernel build needs, each with the Debian package that has it. */
+static int check_tools(bool debian, char *err)
+{
+	static const struct { const char *name, *pkg; bool header; } tools[] = {
+		{ "make", "make", false },   { "gcc", "gcc", false },     { "bc", "bc", false },
+		{ "bison", "bison", false }, { "flex", "flex", false },   { "patch", "patch", false },
+		{ "perl", "perl", false },   { "xz", "xz-utils", false }, { "tar", "tar", false },
+		{ "/usr/include/gelf.h", "libelf-dev", true },
+		{ "/usr/include/openssl/ssl.h", "libssl-dev", true },
+	};
+	char names[200] = "", pkgs[200] = "";
+	const char *path = getenv("PATH");
+
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(tools); i++) {
+		bool found = false;
+
+		if (tools[i].header)
+			found = access(tools[i].name, R_OK) == 0;
+		else {
+			char *dup = strdup(path ? path : "/usr/bin:/bin"), *save = NULL;
+
+			for (char *d = dup ? strtok_r(dup, ":", &save) : NULL; d && !found;
+			     d = strtok_r(NULL, ":", &save)) {
+				char p[PATH_MAX];
+
+				snprintf(p, sizeof(p), "%s/%s", d, tools[i].name);
+				found = access(p, X_OK) == 0;
+			}
+			free(dup);
+		}
+		if (!found) {
+			const char *base = strrchr(tools[i].name, '/');
+
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", *names ? ", " : "",
+				 base ? base + 1 : tools[i].name);
+			snprintf(pkgs + strlen(pkgs), sizeof(pkgs) - strlen(pkgs), " %s", tools[i].pkg);
+		}
+	}
+	(void)debian;
+	if (*names)
+		return mgb_err(err, "missing build tools: %s (install them: apt-get install%s)", names, pkgs);
+	return 0;
+}
+
+static char *read_text(const char *path, char *err)
+{
+	FILE *f = fopen(path, "r");
+	char *s = NULL;
+	size_t cap = 0;
+
+	if (!f) {
+		mgb_err(err, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (getdelim(&s, &cap, '\0', f) < 0) {
+		free(s);
+		s = strdup("");
+	}
+	fclose(f);
+	return s;
+}
+
+/* Copy from to to through a temporary name in to's directory that only we can have made
+ * (mkostemp: O_CREAT|O_EXCL, so a planted symlink is never followed), synced, then renamed. */
+static int copy_file(const char *from, const char *to, char *err)
+{
+	char tmp[PATH_MAX + 8];
+	int in = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), out = -1, rc = -1;
+	struct stat st;
+
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", to);
+	if (in < 0 || fstat(in, &st) || !S_ISREG(st.st_mode) || (out = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		if (in >= 0 && !S_ISREG(st.st_mode))
+			errno = EINVAL;
+		mgb_err(err, "cannot copy %s to %s: %s", from, to, strerror(errno));
+		tmp[0] = '\0';
+		goto out;
+	}
+	for (off_t done = 0; done < st.st_size;) {
+		ssize_t n = sendfile(out, in, NULL, (size_t)(st.st_size - done));
+
+		if (n <= 0) {
+			mgb_err(err, "cannot copy %s to %s: %s", from, to, n ? strerror(errno) : "short file");
+			goto out;
+		}
+		done += n;
+	}
+	if (fchmod(out, 0644) || fsync(out) || close(out)) {
+		out = -1;
+		mgb_err(err, "cannot write %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	out = -1;
+	if (rename(tmp, to)) {
+		mgb_err(err, "cannot rename %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (rc && tmp[0])
+		unlink(tmp);
+	return rc;
+}
+
+/* An earlier `kernel build -o` directory: nothing but our outputs, and our manifest. */
+static bool is_build_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool ok = d != NULL;
+	char p[PATH_MAX];
+	json_t *m;
+
+	while (ok && (e = readdir(d))) {
+		bool known = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+
+		for (size_t i = 0; i < MGB_ARRAY_SIZE(outputs) && !known; i++)
+			known = !strcmp(e->d_name, outputs[i]);
+		ok = known;
+	}
+	if (d)
+		closedir(d);
+	snprintf(p, sizeof(p), "%s/manifest.json", dir);
+	if (!ok || !(m = json_load_file(p, 0, NULL)))
+		return false;
+	ok = json_is_string(json_object_get(m, "mgbench_version")) &&
+	     json_is_string(json_object_get(m, "release")) && json_is_string(json_object_get(m, "config_sha256"));
+	json_decref(m);
+	return ok;
+}
+
+static bool is_empty_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool empty = d != NULL;
+
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return empty;
+}
+
+/* The -o directory, checked before anything is built: an existing one must be ours to replace
+ * (nobody else can write it, and it is empty or an earlier build directory); a new one must be
+ * made where nobody else can write, or in a sticky directory such as /tmp. */
+static int check_output(const char *output, char *err)
+{
+	struct stat st;
+	char *up;
+	int rc;
+
+	if (!stat(output, &st)) {
+		if (!S_ISDIR(st.st_mode))
+			return mgb_err(err, "-o %s exists and is not a directory", output);
+		if (mgb_check_trusted_dir(output, false, err))
+			return -1;
+		if (!is_empty_dir(output) && !is_build_dir(output))
+			return mgb_err(err, "-o %s is not empty and not a kernel build directory", output);
+		return 0;
+	}
+	if (errno != ENOENT)
+		return mgb_err(err, "-o %s: %s", output, strerror(errno));
+	if (!(up = strdup(output)))
+		return mgb_err(err, "out of memory");
+	/* the nearest directory above it that exists */
+	do {
+		char *slash = strrchr(up, '/');
+
+		if (!slash)
+			strcpy(up, ".");
+		else
+			slash[slash == up] = '\0';
+	} while (stat(up, &st) && errno == ENOENT && strcmp(up, ".") && strcmp(up, "/"));
+	rc = mgb_check_trusted_dir(up, true, err);
+	free(up);
+	return rc;
+}
+
+/* Put the directory new in place of path, whole: exchanged with an existing one (then removed),
+ * or renamed to a name nobody took meanwhile. */
+static int swap_into_place(const char *new, const char *path, char *err)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return renameat2(AT_FDCWD, new, AT_FDCWD, path, RENAME_NOREPLACE)
+			       ? mgb_err(err, "cannot rename %s to %s: %s", new, path, strerror(errno))
+			       : 0;
+	if (!renameat2(AT_FDCWD, new, AT_FDCWD, path, RENAME_EXCHANGE)) {
+		mgb_remove_tree(new); /* now the old directory */
+		return 0;
+	}
+	if (errno != EINVAL)
+		return mgb_err(err, "cannot replace %s: %s", path, strerror(errno));
+	/* a filesystem without RENAME_EXCHANGE: the old one aside (over an empty directory of
+	 * ours), then the new one in; path is missing only between the two renames */
+	char aside[PATH_MAX + 16];
+
+	snprintf(aside, sizeof(aside), "%s.old.XXXXXX", new);
+	if (!mkdtemp(aside) || rename(path, aside) || rename(new, path)) {
+		mgb_err(err, "cannot replace %s: %s", path, strerror(errno));
+		if (access(path, F_OK) && !rename(aside, path))
+			aside[0] = '\0'; /* put back */
+		if (aside[0])
+			rmdir(aside);
+		return -1;
+	}
+	mgb_remove_tree(aside);
+	return 0;
+}
+
+/* Copy the build in dir to the user's -o directory (checked by check_output): into a fresh
+ * directory beside it, each file checked against the manifest's hashes, then put in place
+ * whole, so that the directory holds one build or the other, never a mix. */
+static int export_to(const char *dir, const char *output, const json_t *hashes, char *err)
+{
+	char from[PATH_MAX], to[PATH_MAX + 32], tmp[PATH_MAX], *path = NULL, *slash;
+	int rc = -1;
+
+	/* an existing one by its real path: its temporary sibling must be on its filesystem */
+	if (!(path = realpath(output, NULL)) && !(path = strdup(output)))
+		return mgb_err(err, "out of memory");
+	while ((slash = strrchr(path, '/')) && slash != path && !slash[1])
+		*slash = '\0'; /* "kout/" */
+	slash = strrchr(path, '/');
+	if (slash && slash != path) {
+		*slash = '\0';
+		if (mgb_mkdirs(path, err))
+			goto out;
+		*slash = '/';
+	}
+	snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
+		 slash ? slash + 1 : path);
+	if (!mkdtemp(tmp)) {
+		mgb_err(err, "cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(outputs); i++) {
+		const char *want = json_string_value(json_object_get(hashes, outputs[i]));
+		char hex[65];
+
+		snprintf(from, sizeof(from), "%s/%s", dir, outputs[i]);
+		snprintf(to, sizeof(to), "%s/%s", tmp, outputs[i]);
+		if (copy_file(from, to, err) || (want && mgb_sha256_file(to, hex, err)))
+			goto fail;
+		if (want && strcmp(hex, want)) {
+			mgb_err(err, "%s does not match its manifest's sha256: remove %s to rebuild it", from, dir);
+			goto fail;
+		}
+	}
+	if (chmod(tmp, 0755)) {
+		mgb_err(err, "cannot chmod %s: %s", tmp, strerror(errno));
+		goto fail;
+	}
+	if (swap_into_place(tmp, path, err))
+		goto fail;
+	rc = 0;
+	goto out;
+fail:
+	mgb_remove_tree(tmp);
+out:
+	free(path);
+	return rc;
+}
+
+/* The log's last lines on stderr. */
+static void show_tail(const char *log, int lines)
+{
+	char *text = read_text(log, (char[MGB_ERR_LEN]){ 0 });
+	size_t n;
+	const char *p;
+
+	if (!text)
+		return;
+	n = strlen(text);
+	p = text + n;
+	while (p > text && lines >= 0)
+		if (*--p == '\n')
+			lines--;
+	fprintf(stderr, "---- last lines of the build log ----\n%s%s", p == text ? "" : p + 1,
+		n && text[n - 1] == '\n' ? "" : "\n");
+	free(text);
+}
+
+static char *first_line_of(const char *const argv[])
+{
+	char *out = NULL, e[MGB_ERR_LEN];
+
+	if (mgb_capture(argv, NULL, &out, e) || !out) {
+		free(out);
+		return NULL;
+	}
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+static int write_manifest(const char *path, json_t *m, char *err)
+{
+	char tmp[PATH_MAX + 8];
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (json_dump_file(m, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) || rename(tmp, path)) {
+		unlink(tmp);
+		return mgb_err(err, "cannot write %s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+struct job {
+	struct mgb_kbuild *b;
+	struct mgb_kb_source src;
+	struct mgb_kb_patch *patches;
+	size_t npatches;
+	char *user_frag, *cache, *key_dir, *work;
+	char key[65], frag_sha[65];
+	bool progress;
+};
+
+static void stage(const struct job *j, const char *fmt, const char *arg)
+{
+	if (!j->progress)
+		return;
+	fprintf(stderr, "mgbench kernel: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+}
+
+/* A SIGINT/SIGTERM came: err says so (the caller exits 128 + the signal). */
+static bool stopped(char *err)
+{
+	if (!mgb_stop_requested())
+		return false;
+	mgb_err(err, "interrupted by signal %d", (int)mgb_stop_signal);
+	return true;
+}
+
+/* The work tree goes on every exit: keep its log beside the key as KEY.failed.log, in path. */
+static int keep_log(const struct job *j, const char *log, char *path, size_t len)
+{
+	snprintf(path, len, "%s.failed.log", j->key_dir);
+	return rename(log, path) ? -1 : 0;
+}
+
+/* A configuration step failed: err points to the kept log. */
+static void make_failed(const struct job *j, const char *target, int st, const char *log, char *err)
+{
+	char kept[PATH_MAX];
+
+	if (keep_log(j, log, kept, sizeof(kept)))
+		snprintf(kept, sizeof(kept), "%s", log);
+	mgb_err(err, "make %s failed (exit %d): see %.150s", target, st, kept);
+}
+
+/* {"bzImage": hex, "vmlinux": hex, ".config": hex, "build.log": hex} of the files in dir: what
+ * `vm` checks before it boots a build, and what an export is checked against. */
+static json_t *outputs_sha256(const char *dir, char *err)
+{
+	json_t *h = json_object();
+	char p[PATH_MAX], hex[65];
+
+	for (size_t i = 0; h && i < MGB_ARRAY_SIZE(outputs); i++) {
+		if (!strcmp(outputs[i], "manifest.json"))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, outputs[i]);
+		if (mgb_sha256_file(p, hex, err)) {
+			json_decref(h);
+			return NULL;
+		}
+		json_object_set_new(h, outputs[i], json_string(hex));
+	}
+	if (!h)
+		mgb_err(err, "out of memory");
+	return h;
+}
+
+/* Build into j->work, then move the outputs to j->key_dir.  The log is kept on failure. */
+static int build(struct job *j, char *err)
+{
+	struct mgb_kbuild *b = j->b;
+	char src[PATH_MAX / 2], obj[PATH_MAX / 2], log[PATH_MAX / 2], p[PATH_MAX], tmpdir[PATH_MAX], jobs[32], ostr[PATH_MAX + 2];
+	int64_t start = mgb_clock_ns(CLOCK_MONOTONIC);
+	int logfd = -1, rc = -1, st;
+	FILE *logf = NULL;
+	json_t *m = NULL, *pl, *hashes = NULL;
+	char *release = NULL, config_sha[65];
+
+	tmpdir[0] = '\0';
+	if (strlen(j->work) > PATH_MAX / 2 - 64)
+		return mgb_err(err, "the cache's path is too long: %s", j->work);
+
+	snprintf(src, sizeof(src), "%s/src", j->work);
+	snprintf(obj, sizeof(obj), "%s/obj", j->work);
+	snprintf(log, sizeof(log), "%s/build.log", j->work);
+	snprintf(jobs, sizeof(jobs), "-j%u", b->jobs);
+	snprintf(ostr, sizeof(ostr), "O=%s", obj);
+	mgb_remove_tree(j->work); /* what an interrupted build left */
+	if (mgb_mkdirs(obj, err))
+		return -1;
+	if ((logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0 ||
+	    !(logf = fdopen(dup(logfd), "a")))
+		return mgb_err(err, "cannot write %s: %s", log, strerror(errno));
+	stage(j, "copying %s", j->src.tree);
+	if (mgb_kb_copy_tree(j->src.tree, src, logfd, err)) {
+		if (!mgb_stop_requested() && !keep_log(j, log, p, sizeof(p)))
+			snprintf(err + strlen(err), MGB_ERR_LEN - strlen(err), ": see %s", p);
+		goto out;
+	}
+	for (size_t i = 0; i < j->npatches; i++) {
+		stage(j, "applying %s", j->patches[i].name);
+		if (stopped(err) || mgb_kb_patch_apply(src, &j->patches[i], logf, err))
+			goto out;
+	}
+	fflush(logf);
+	const char *mk[] = { "make", "-C", src, ostr, "ARCH=x86_64", "LOCALVERSION=", "KBUILD_BUILD_USER=mgbench",
+			     "KBUILD_BUILD_HOST=mgbench", jobs, NULL, NULL };
+	stage(j, "configuring (tinyconfig + %s)", b->config ? "mgbench's fragment + yours" : "mgbench's fragment");
+	mk[9] = "tinyconfig";
+	if ((st = mgb_kb_run_logged(mk, NULL, logfd, false, "", err))) {
+		if (st > 0)
+			make_failed(j, "tinyconfig", st, log, err);
+		goto out;
+	}
+	snprintf(p, sizeof(p), "%s/.config", obj);
+	{
+		FILE *c = fopen(p, "a");
+
+		if (!c || fprintf(c, "\n%s\n%s\n", mgb_kbuild_fragment, j->user_frag ? j->user_frag : "") < 0 ||
+		    fclose(c)) {
+			mgb_err(err, "cannot append to %s", p);
+			goto out;
+		}
+	}
+	mk[9] = "olddefconfig";
+	if ((st = mgb_kb_run_logged(mk, NULL, logfd, false, "", err))) {
+		if (st > 0)
+			make_failed(j, "olddefconfig", st, log, err);
+		goto out;
+	}
+	if (mgb_kb_config_verify(p, mgb_kbuild_fragment, "mgbench's kernel.config", j->user_frag, err) ||
+	    (j->user_frag && mgb_kb_config_verify(p, j->user_frag, b->config, NULL, err)) ||
+	    mgb_kb_config_known(src, p, mgb_kbuild_fragment, "mgbench's kernel.config", err) ||
+	    (j->user_frag && mgb_kb_config_known(src, p, j->user_frag, b->config, err)) || stopped(err))
+		goto out;
+	stage(j, "compiling (make %s bzImage)", jobs);
+	mk[9] = "bzImage";
+	if ((st = mgb_kb_run_logged(mk, NULL, logfd, j->progress, "mgbench kernel: compiling", err))) {
+		if (st < 0)
+			goto out;
+		if (keep_log(j, log, p, sizeof(p)))
+			snprintf(p, sizeof(p), "%s", log);
+		else if (b->output && (access(b->output, F_OK) || is_empty_dir(b->output)) &&
+			 !mgb_mkdirs(b->output, err)) { /* never into an earlier build's directory */
+			char to[PATH_MAX];
+
+			snprintf(to, sizeof(to), "%s/build.log", b->output);
+			if (!copy_file(p, to, err))
+				snprintf(p, sizeof(p), "%s", to);
+		}
+		if (!b->quiet)
+			show_tail(p, 25);
+		mgb_err(err, "the kernel did not compile (make exit %d); full log: %s", st, p);
+		goto out;
+	}
+	b->build_s = (double)(mgb_clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
+	snprintf(p, sizeof(p), "%s/include/config/kernel.release", obj);
+	if (!(release = read_text(p, err)))
+		goto out;
+	release[strcspn(release, "\n")] = '\0';
+
+	/* the outputs, gathered beside the work tree and renamed into place at once */
+	snprintf(tmpdir, sizeof(tmpdir), "%s.new", j->key_dir);
+	mgb_remove_tree(tmpdir);
+	if (mgb_mkdirs(tmpdir, err))
+		goto out;
+	static const char *const from[] = { "arch/x86/boot/bzImage", "vmlinux", ".config" };
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(from); i++) {
+		char f[PATH_MAX], t[PATH_MAX];
+
+		snprintf(f, sizeof(f), "%s/%s", obj, from[i]);
+		snprintf(t, sizeof(t), "%s/%s", tmpdir, outputs[i]);
+		if (rename(f, t)) {
+			mgb_err(err, "the build made no %s: %s", f, strerror(errno));
+			goto out;
+		}
+	}
+	close(logfd);
+	logfd = -1;
+	fclose(logf);
+	logf = NULL;
+	snprintf(p, sizeof(p), "%s/build.log", tmpdir);
+	if (rename(log, p)) {
+		mgb_err(err, "cannot move %s: %s", log, strerror(errno));
+		goto out;
+	}
+	if (!(hashes = outputs_sha256(tmpdir, err)))
+		goto out;
+	snprintf(config_sha, sizeof(config_sha), "%s",
+		 json_string_value(json_object_get(hashes, ".config")));
+	const char *gccv[] = { "gcc", "--version", NULL };
+	char *compiler = first_line_of(gccv), when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	pl = json_array();
+	for (size_t i = 0; i < j->npatches; i++)
+		json_array_append_new(pl, json_pack("{s:s, s:s}", "name", j->patches[i].name, "sha256",
+						    j->patches[i].sha256));
+	m = json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:s, s:s?, s:s?, s:s?, s:s, s:f, s:i, s:s, s:s}",
+		      "source", j->src.label, "version", j->src.version, "release", release, "patches", pl,
+		      "config_sha256", config_sha, "sha256", hashes, "fragment_sha256", j->frag_sha,
+		      "config_fragment", b->config,
+		      "source_package", j->src.package, "source_package_version", j->src.pkg_version,
+		      "built", when, "build_s", b->build_s, "jobs", (int)b->jobs, "compiler",
+		      compiler ? compiler : "?", "mgbench_version", PACKAGE_VERSION);
+	free(compiler);
+	hashes = NULL; /* the manifest has it, or json_pack dropped it */
+	if (!m) {
+		mgb_err(err, "cannot make the manifest");
+		goto out;
+	}
+	snprintf(p, sizeof(p), "%s/manifest.json", tmpdir);
+	if (write_manifest(p, m, err))
+		goto out;
+	if (rename(tmpdir, j->key_dir)) {
+		mgb_err(err, "cannot move the build into %s: %s", j->key_dir, strerror(errno));
+		goto out;
+	}
+	b->release = release;
+	release = NULL;
+	rc = 0;
+out:
+	if (logfd >= 0)
+		close(logfd);
+	if (logf)
+		fclose(logf);
+	json_decref(m);
+	json_decref(hashes);
+	free(release);
+	if (rc && tmpdir[0])
+		mgb_remove_tree(tmpdir);
+	mgb_remove_tree(j->work);
+	return rc;
+}
+
+/* A cached build; one made before manifests carried hashes gets them (the cache is trusted:
+ * root's, checked by mgb_kbuild_run).  Its hashes in *hashes. */
+static int from_cache(struct mgb_kbuild *b, const char *dir, json_t **hashes, char *err)
+{
+	char p[PATH_MAX];
+	json_error_t je;
+	json_t *m;
+
+	snprintf(p, sizeof(p), "%s/manifest.json", dir);
+	if (!(m = json_load_file(p, 0, &je)))
+		return mgb_err(err, "%s: %s", p, je.text);
+	if (!json_is_object(json_object_get(m, "sha256"))) {
+		json_t *h = outputs_sha256(dir, err);
+
+		if (!h || json_object_set_new(m, "sha256", h) || write_manifest(p, m, err)) {
+			json_decref(m);
+			return mgb_err(err, "cannot add hashes to %s", p);
+		}
+	}
+	if (!b->release) { /* not just built */
+		b->release = strdup(json_string_value(json_object_get(m, "release")) ?: "?");
+		b->build_s = json_real_value(json_object_get(m, "build_s"));
+		b->cached = true;
+	}
+	*hashes = json_incref(json_object_get(m, "sha256"));
+	json_decref(m);
+	return 0;
+}
+
+/* A --config fragment: a regular file (a FIFO would block, a directory read as empty). */
+static char *read_config(const char *path, char *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0) {
+		mgb_err(err, "cannot read --config %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		mgb_err(err, "--config %s is not a regular file", path);
+		return NULL;
+	}
+	close(fd);
+	return read_text(path, err);
+}
+
+/* cache/name, made 0755 if missing, refused if anyone but root (or us) can write it: builds run
+ * make in what src/ holds, and kbuild/ holds what `vm` boots. */
+static int cache_subdir(const char *cache, const char *name, char *err)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", cache, name);
+	if (!mkdir(p, 0755) && chmod(p, 0755))
+		return mgb_err(err, "cannot chmod %s: %s", p, strerror(errno));
+	if (errno == EEXIST || !access(p, F_OK))
+		return mgb_check_trusted_dir(p, false, err);
+	return mgb_err(err, "cannot create %s: %s", p, strerror(errno));
+}
+
+/*
+ * The key's lock, held for the whole build.  Its file goes when the build ends (unlinked while
+ * still held), so the cache keeps no .lock files; a process that opened it before the unlink
+ * finds, once it holds its lock, that the name now means another file or none, and opens again.
+ */
+static int lock_key(const char *path)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		struct stat held, named;
+		int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			return -1;
+		if (flock(fd, LOCK_EX)) {
+			close(fd);
+			return -1;
+		}
+		if (fstat(fd, &held) == 0 && stat(path, &named) == 0 && held.st_ino == named.st_ino &&
+		    held.st_dev == named.st_dev)
+			return fd;
+		close(fd);
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+static void unlock_key(const char *path, int fd)
+{
+	if (fd < 0)
+		return;
+	unlink(path);
+	close(fd);
+}
+
+/* Work (.work) and output (.new) trees that builds killed by SIGKILL left, of any key whose lock
+ * nobody holds (a running build of that key holds it), and the lock files they left. */
+static void collect_stale(const char *kbuild)
+{
+	DIR *d = opendir(kbuild);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		char p[PATH_MAX + 300], lock[PATH_MAX + 300];
+		int fd;
+
+		if (l > 5 && !strcmp(e->d_name + l - 5, ".lock")) {
+			snprintf(lock, sizeof(lock), "%s/%s", kbuild, e->d_name);
+			fd = open(lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB))
+				unlink(lock); /* nobody builds this key: lock_key's check covers a racing opener */
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+
+		if (!((l > 5 && !strcmp(e->d_name + l - 5, ".work")) || (l > 4 && !strcmp(e->d_name + l - 4, ".new"))))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", kbuild, e->d_name);
+		snprintf(lock, sizeof(lock), "%s/%.*s.lock", kbuild, (int)(strrchr(e->d_name, '.') - e->d_name),
+			 e->d_name);
+		fd = open(lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 ? errno == ENOENT : !flock(fd, LOCK_EX | LOCK_NB))
+			mgb_remove_tree(p);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The version as a file name: a Makefile's EXTRAVERSION can hold anything ("/../"). */
+static void key_version(const char *v, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; v[i] && i + 1 < len; i++)
+		out[i] = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-", v[i]) ? v[i] : '_';
+	out[i] = '\0';
+	if (out[0] == '.')
+		out[0] = '_';
+}
+
+int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
+{
+	struct job j = { .b = b };
+	char keytext[8192], p[PATH_MAX], kver[128], lockpath[PATH_MAX + 8] = "", *keyname = NULL;
+	json_t *hashes = NULL;
+	int rc = -1, lockfd = -1;
+	size_t kl;
+
+	j.progress = !b->quiet && isatty(2);
+	if (b->jobs == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		b->jobs = n > 0 ? (unsigned)n : 1;
+	}
+	if (check_tools(!strncmp(b->source, "debian:", 7), err))
+		return -1;
+	if (b->output && check_output(b->output, err))
+		return -1;
+	if (b->config) {
+		if (!(j.user_frag = read_config(b->config, err)))
+			return -1;
+		if (mgb_kb_config_parse(j.user_frag, b->config, err))
+			goto out;
+	}
+	if (mgb_kb_patches(b->patches, &j.patches, &j.npatches, err))
+		goto out;
+	if (!(j.cache = mgb_cache_dir(err)) || cache_subdir(j.cache, "src", err) ||
+	    cache_subdir(j.cache, "kbuild", err) || mgb_kb_source_get(b->source, j.cache, b->quiet, &j.src, err))
+		goto out;
+
+	/* the key: what the source is, the fragments, the patches in order */
+	snprintf(keytext, sizeof(keytext), "mgbench kernel build 1\narch x86_64\nsource %s\n", j.src.id);
+	kl = strlen(keytext);
+	mgb_sha256_buf(mgb_kbuild_fragment, strlen(mgb_kbuild_fragment), j.frag_sha);
+	kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "fragment %s\n", j.frag_sha);
+	if (j.user_frag) {
+		char h[65];
+
+		mgb_sha256_buf(j.user_frag, strlen(j.user_frag), h);
+		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "user-fragment %s\n", h);
+	}
+	for (size_t i = 0; i < j.npatches && kl < sizeof(keytext); i++)
+		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "patch %s %s\n", j.patches[i].sha256,
+				       j.patches[i].name);
+	if (kl >= sizeof(keytext)) {
+		mgb_err(err, "too many patches");
+		goto out;
+	}
+	mgb_sha256_buf(keytext, kl, j.key);
+	key_version(j.src.version, kver, sizeof(kver));
+	if (asprintf(&keyname, "%s/kbuild/%s-%.16s", j.cache, kver, j.key) < 0 ||
+	    asprintf(&j.key_dir, "%s", keyname) < 0 || asprintf(&j.work, "%s.work", keyname) < 0) {
+		mgb_err(err, "out of memory");
+		goto out;
+	}
+	snprintf(p, sizeof(p), "%s/kbuild", j.cache);
+	collect_stale(p);
+	/* one build per key at a time; a second asker waits and then finds it cached */
+	snprintf(lockpath, sizeof(lockpath), "%s.lock", keyname);
+	if ((lockfd = lock_key(lockpath)) < 0) {
+		mgb_err(err, "cannot lock %s: %s", lockpath, strerror(errno));
+		goto out;
+	}
+	snprintf(p, sizeof(p), "%s/manifest.json", j.key_dir);
+	if (access(p, R_OK)) {
+		if (!b->quiet && !j.progress)
+			fprintf(stderr, "mgbench kernel: building %s (%s%s) with -j%u\n", j.src.label, j.src.version,
+				j.npatches ? " + patches" : "", b->jobs);
+		if (build(&j, err))
+			goto out;
+	}
+	if (from_cache(b, j.key_dir, &hashes, err) || stopped(err))
+		goto out;
+	if (b->output) {
+		if (export_to(j.key_dir, b->output, hashes, err))
+			goto out;
+		if (!(b->dir = realpath(b->output, NULL))) {
+			mgb_err(err, "%.200s: %s", b->output, strerror(errno));
+			goto out;
+		}
+	} else if (!(b->dir = strdup(j.key_dir))) {
+		mgb_err(err, "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	unlock_key(lockpath, lockfd);
+	json_decref(hashes);
+	mgb_kb_source_free(&j.src);
+	mgb_kb_patches_free(j.patches, j.npatches);
+	free(j.user_frag);
+	free(j.cache);
+	free(j.key_dir);
+	free(j.work);
+	free(keyname);
+	return rc;
+}
+
+void mgb_kbuild_free(struct mgb_kbuild *b)
+{
+	free(b->dir);
+	free(b->release);
+	b->dir = b->release = NULL;
+}

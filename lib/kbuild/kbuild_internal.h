@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Internal to lib/kbuild/: the parts of `mgbench kernel build` (its contract is lib/kbuild.h). */
+#ifndef MGB_KBUILD_INTERNAL_H
+#define MGB_KBUILD_INTERNAL_H
+
+#include "kbuild.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* The kernel source: a pristine tree never written to. */
+struct mgb_kb_source {
+	char *tree;         /* the tree to copy from */
+	char *label;        /* "debian:6.1" or the tree's absolute path */
+	char *package;      /* Debian: linux-source-6.1 */
+	char *pkg_version;  /* Debian: 6.1.192-3 */
+	char *version;      /* the Makefile's VERSION.PATCHLEVEL.SUBLEVEL[EXTRAVERSION] */
+	char *id;           /* what identifies this source's contents, for the cache key */
+};
+int mgb_kb_source_get(const char *spec, const char *cache, bool quiet, struct mgb_kb_source *s, char *err);
+void mgb_kb_source_free(struct mgb_kb_source *s);
+/* A private copy of tree at to: a hard-link farm (GNU patch replaces the files it changes, and
+ * the build writes only into its O= directory, so the original's files are never written).
+ * cp's messages go to logfd; SIGINT/SIGTERM stop it (-1, err says so). */
+int mgb_kb_copy_tree(const char *tree, const char *to, int logfd, char *err);
+
+struct mgb_kb_patch {
+	char *name;    /* file name, as the manifest records it */
+	char *path;
+	char sha256[65];
+};
+/* The patches the arguments name, in order (a directory: its *.patch, *.diff, *.mbox files in
+ * name order).  *n may be 0. */
+int mgb_kb_patches(const char *const *args, struct mgb_kb_patch **out, size_t *n, char *err);
+void mgb_kb_patches_free(struct mgb_kb_patch *p, size_t n);
+/* Apply one patch to tree (patch -p1); on failure err names the patch and its first failing hunk. */
+int mgb_kb_patch_apply(const char *tree, const struct mgb_kb_patch *p, FILE *log, char *err);
+
+/* Check every option line of fragment (CONFIG_X=v or "# CONFIG_X is not set") against the
+ * .config at path, except those requested again later or in override (whose requests win);
+ * err names the first one that did not stick (what: where it came from) and what it became. */
+int mgb_kb_config_verify(const char *config_path, const char *fragment, const char *what,
+			 const char *override, char *err);
+/* Every "# CONFIG_X is not set" line of fragment whose option the .config at config_path does
+ * not mention must name an option some Kconfig file under tree declares: a typo is refused as a
+ * set option that does not exist is by mgb_kb_config_verify. */
+int mgb_kb_config_known(const char *tree, const char *config_path, const char *fragment, const char *what,
+			char *err);
+/* Lines of a user fragment that are neither options, comments nor blank: -1 naming the first. */
+int mgb_kb_config_parse(const char *fragment, const char *what, char *err);
+
+/* Run argv in cwd, output appended to log; on a terminal a progress line (elapsed time and the
+ * current make target) labelled label.  Returns the exit status, or -1 (also when SIGINT or
+ * SIGTERM came: the child's process group is then stopped). */
+int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, bool progress,
+		      const char *label, char *err);
+
+#endif

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Patches for a kernel build: listed in order, hashed for the manifest and the cache key, and
+ * applied one by one with GNU patch to the private copy.  A failure names the patch and its
+ * first failing hunk, before anything is compiled.
+ */
+#include "config.h"
+#include "kbuild_internal.h"
+#include "util.h"
+#include "vm.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void mgb_kb_patches_free(struct mgb_kb_patch *p, size_t n)
+{
+	for (size_t i = 0; p && i < n; i++) {
+		free(p[i].name);
+		free(p[i].path);
+	}
+	free(p);
+}
+
+static bool patch_name(const char *n)
+{
+	size_t l = strlen(n);
+	static const char *const ext[] = { ".patch", ".diff", ".mbox" };
+
+	if (n[0] == '.')
+		return false;
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(ext); i++)
+		if (l > strlen(ext[i]) && !strcmp(n + l - strlen(ext[i]), ext[i]))
+			return true;
+	return false;
+}
+
+/* A patch: a regular file (a FIFO would hang the hashing) that is not empty (an empty one
+ * applies as nothing, yet would be counted as a patch). */
+static int add(struct mgb_kb_patch **v, size_t *n, const char *path, char *err)
+{
+	struct mgb_kb_patch *nv;
+	const char *base = strrchr(path, '/');
+	struct stat st;
+
+	if (stat(path, &st))
+		return mgb_err(err, "patch %.200s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return mgb_err(err, "patch %.200s is not a regular file", path);
+	if (st.st_size == 0)
+		return mgb_err(err, "patch %.200s is empty", path);
+	if (!(nv = realloc(*v, (*n + 1) * sizeof(**v))))
+		return mgb_err(err, "out of memory");
+	*v = nv;
+	/* absolute: patch runs with -d TREE */
+	if (!(nv[*n].path = realpath(path, NULL)))
+		return mgb_err(err, "patch %.200s: %s", path, strerror(errno));
+	if (!(nv[*n].name = strdup(base ? base + 1 : path))) {
+		free(nv[*n].path);
+		return mgb_err(err, "out of memory");
+	}
+	(*n)++;
+	return mgb_sha256_file(path, nv[*n - 1].sha256, err);
+}
+
+int mgb_kb_patches(const char *const *args, struct mgb_kb_patch **out, size_t *n, char *err)
+{
+	*out = NULL;
+	*n = 0;
+	for (size_t a = 0; args && args[a]; a++) {
+		struct stat st;
+
+		if (stat(args[a], &st)) {
+			mgb_err(err, "--patches %s: %s", args[a], strerror(errno));
+			goto fail;
+		}
+		if (S_ISREG(st.st_mode)) {
+			if (add(out, n, args[a], err))
+				goto fail;
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			mgb_err(err, "--patches %s is neither a file nor a directory", args[a]);
+			goto fail;
+		}
+		struct dirent **ents = NULL;
+		int k = scandir(args[a], &ents, NULL, alphasort), found = 0, bad = 0;
+
+		if (k < 0) {
+			mgb_err(err, "--patches %s: %s", args[a], strerror(errno));
+			goto fail;
+		}
+		for (int i = 0; i < k; i++) {
+			char p[PATH_MAX];
+
+			if (!bad && patch_name(ents[i]->d_name)) {
+				snprintf(p, sizeof(p), "%s/%s", args[a], ents[i]->d_name);
+				bad = add(out, n, p, err);
+				found++;
+			}
+			free(ents[i]);
+		}
+		free(ents);
+		if (bad)
+			goto fail;
+		if (!found) {
+			mgb_err(err, "--patches %s holds no *.patch, *.diff or *.mbox file", args[a]);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	mgb_kb_patches_free(*out, *n);
+	*out = NULL;
+	*n = 0;
+	return -1;
+}
+
+/* What went wrong, from patch's output: the first failing hunk and its file. */
+static void explain(const char *out, char *why, size_t len)
+{
+	char file[200] = "?", *dup = strdup(out ? out : ""), *save = NULL;
+	int hunk, at;
+
+	snprintf(why, len, "patch failed");
+	/* without a known message, patch's last line */
+	if (dup && *dup) {
+		char *end = dup + strlen(dup);
+
+		while (end > dup && end[-1] == '\n')
+			*--end = '\0';
+		char *last = strrchr(dup, '\n');
+
+		snprintf(why, len, "%.150s", last ? last + 1 : dup);
+		free(dup);
+		dup = strdup(out);
+	}
+	for (char *l = dup ? strtok_r(dup, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(l, "patching file %199s", file) == 1 || sscanf(l, "checking file %199s", file) == 1)
+			continue;
+		if (sscanf(l, "Hunk #%d FAILED at %d", &hunk, &at) == 2) {
+			snprintf(why, len, "hunk #%d of %s FAILED at line %d", hunk, file, at);
+			break;
+		}
+		if (strstr(l, "Reversed (or previously applied) patch detected")) {
+			snprintf(why, len, "%s is already patched (or the patch is reversed)", file);
+			break;
+		}
+		if (strstr(l, "can't find file to patch")) {
+			snprintf(why, len, "%s", l);
+			break;
+		}
+		if (strstr(l, "Only garbage was found")) {
+			snprintf(why, len, "it holds no diff");
+			break;
+		}
+		if (strstr(l, "malformed patch") || strstr(l, "unexpected end of file")) {
+			snprintf(why, len, "%s", l);
+			break;
+		}
+	}
+	free(dup);
+}
+
+int mgb_kb_patch_apply(const char *tree, const struct mgb_kb_patch *p, FILE *log, char *err)
+{
+	/* --fuzz=0: a hunk whose context does not match exactly fails, never lands elsewhere (GNU
+	 * patch's default fuzz of 2 ignores two lines of context each side) */
+	const char *argv[] = { "patch", "-p1", "--forward", "--batch", "--no-backup-if-mismatch", "--fuzz=0",
+			       "-r", "-", "-d", tree, "-i", p->path, NULL };
+	char *out = NULL, why[200];
+	int st = mgb_capture(argv, NULL, &out, err);
+
+	if (log)
+		fprintf(log, "== patch -p1 --fuzz=0 < %s\n%s", p->path, out ? out : "");
+	if (st > 0) {
+		explain(out, why, sizeof(why));
+		mgb_err(err, "patch %s does not apply: %s", p->name, why);
+	}
+	free(out);
+	return st ? -1 : 0;
+}

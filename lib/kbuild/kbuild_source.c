@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The source of a kernel build: a user's tree (checked to be a clean kernel tree, never written
+ * to) or a Debian linux-source-* package, fetched with apt-get download and unpacked once into
+ * the cache.  Builds work on a private hard-link copy.
+ */
+#include "config.h"
+#include "kbuild_internal.h"
+#include "target.h"
+#include "util.h"
+#include "vm.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void mgb_kb_source_free(struct mgb_kb_source *s)
+{
+	free(s->tree);
+	free(s->label);
+	free(s->package);
+	free(s->pkg_version);
+	free(s->version);
+	free(s->id);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool exists(const char *dir, const char *rel)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	return access(p, F_OK) == 0;
+}
+
+/* VERSION.PATCHLEVEL.SUBLEVEL plus EXTRAVERSION from the top Makefile (malloc'd), or NULL. */
+static char *makefile_version(const char *tree)
+{
+	char p[PATH_MAX], line[256], extra[64] = "", *v = NULL;
+	long ver = -1, patch = -1, sub = -1;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/Makefile", tree);
+	if (!(f = fopen(p, "r")))
+		return NULL;
+	for (int i = 0; i < 20 && fgets(line, sizeof(line), f); i++) {
+		sscanf(line, "VERSION = %ld", &ver);
+		sscanf(line, "PATCHLEVEL = %ld", &patch);
+		sscanf(line, "SUBLEVEL = %ld", &sub);
+		sscanf(line, "EXTRAVERSION = %63s", extra);
+	}
+	fclose(f);
+	if (ver < 0 || patch < 0)
+		return NULL;
+	if (asprintf(&v, "%ld.%ld.%ld%s", ver, patch, sub < 0 ? 0 : sub, extra) < 0)
+		return NULL;
+	return v;
+}
+
+/* A cheap summary of a tree's contents (files, bytes, newest change), .git left out: a changed
+ * tree gets a new cache key without hashing a gigabyte. */
+static struct { uint64_t files, bytes; int64_t newest_ns; } walk;
+
+static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	int64_t t = (int64_t)st->st_mtim.tv_sec * MGB_NSEC_PER_SEC + st->st_mtim.tv_nsec;
+	int64_t c = (int64_t)st->st_ctim.tv_sec * MGB_NSEC_PER_SEC + st->st_ctim.tv_nsec;
+
+	if (type == FTW_D && !strcmp(path + ftw->base, ".git"))
+		return FTW_SKIP_SUBTREE;
+	walk.files++;
+	walk.bytes += (uint64_t)st->st_size;
+	if (t > walk.newest_ns)
+		walk.newest_ns = t;
+	if (c > walk.newest_ns)
+		walk.newest_ns = c;
+	return FTW_CONTINUE;
+}
+
+static int from_dir(const char *dir, struct mgb_kb_source *s, char *err)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		return mgb_err(err, "--source %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return mgb_err(err, "--source %s is not a directory (a kernel tree, debian:6.1 or debian:6.12)", dir);
+	if (!(s->tree = realpath(dir, NULL)))
+		return mgb_err(err, "--source %s: %s", dir, strerror(errno));
+	if (!exists(s->tree, "Kconfig") || !exists(s->tree, "arch/x86/Kconfig") ||
+	    !exists(s->tree, "scripts/kconfig") || !(s->version = makefile_version(s->tree)))
+		return mgb_err(err, "--source %s is not a Linux kernel tree (no Makefile with VERSION and "
+			       "PATCHLEVEL, Kconfig, arch/x86, scripts/kconfig)", dir);
+	/* make O=... refuses a tree configured in place; say so before copying anything */
+	if (exists(s->tree, ".config") || exists(s->tree, "include/config"))
+		return mgb_err(err, "--source %s has been configured in place (it has a .config): run "
+			       "`make mrproper` there or give a clean tree", dir);
+	s->label = strdup(s->tree);
+	memset(&walk, 0, sizeof(walk));
+	if (nftw(s->tree, walk_one, 64, FTW_PHYS | FTW_ACTIONRETVAL))
+		return mgb_err(err, "cannot read %s: %s", s->tree, strerror(errno));
+	if (asprintf(&s->id, "tree %s files %llu bytes %llu newest %lld", s->tree,
+		     (unsigned long long)walk.files, (unsigned long long)walk.bytes,
+		     (long long)walk.newest_ns) < 0)
+		s->id = NULL;
+	return s->label && s->id ? 0 : mgb_err(err, "out of memory");
+}
+
+/*
+ * apt's candidate version of pkg.  apt-cache reads every package list (half a second): the
+ * answer is kept in the cache beside the change time of apt's lists directory, which moves with
+ * every apt-get update, so a cached build is found without asking apt again.
+ */
+static char *candidate(const struct mgb_apt *apt, const char *cache, const char *pkg, char *err)
+{
+	char memo[PATH_MAX], stamp[64] = "", line[256];
+	struct stat st;
+	FILE *f;
+	char *v;
+
+	if (!stat("/var/lib/apt/lists", &st))
+		snprintf(stamp, sizeof(stamp), "%lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	snprintf(memo, sizeof(memo), "%s/src/%s.candidate", cache, pkg);
+	if (*stamp && (f = fopen(memo, "r"))) {
+		char s1[64], s2[200];
+
+		v = NULL;
+		if (fgets(line, sizeof(line), f) && sscanf(line, "%63s %199s", s1, s2) == 2 && !strcmp(s1, stamp))
+			v = strdup(s2);
+		fclose(f);
+		if (v)
+			return v;
+	}
+	if (!(v = mgb_apt_version(apt, pkg, err)))
+		return NULL;
+	snprintf(line, sizeof(line), "%s/src", cache);
+	if (*stamp && !mgb_mkdirs(line, err) && (f = fopen(memo, "w"))) {
+		fprintf(f, "%s %s\n", stamp, v);
+		fclose(f);
+	}
+	return v;
+}
+
+static int from_debian(const char *which, const char *cache, bool quiet, struct mgb_kb_source *s, char *err)
+{
+	struct mgb_apt apt;
+	char *root = NULL, *tmp = NULL, *debs = NULL, *deb = NULL, *out = NULL;
+	int rc = -1;
+
+	mgb_apt_system(&apt);
+	if (strcmp(which, "6.1") && strcmp(which, "6.12"))
+		return mgb_err(err, "unknown source debian:%s (debian:6.1 or debian:6.12)", which);
+	if (asprintf(&s->package, "linux-source-%s", which) < 0 || asprintf(&s->label, "debian:%s", which) < 0)
+		return mgb_err(err, "out of memory");
+	if (!(s->pkg_version = candidate(&apt, cache, s->package, err)))
+		return -1;
+	if (asprintf(&root, "%s/src/%s_%s", cache, s->package, s->pkg_version) < 0 ||
+	    asprintf(&s->tree, "%s/%s", root, s->package) < 0 || asprintf(&tmp, "%s.tmp", root) < 0 ||
+	    asprintf(&debs, "%s/debs", tmp) < 0)
+		goto oom;
+	if (access(root, F_OK)) {
+		mgb_remove_tree(tmp); /* an interrupted fetch */
+		if (!(deb = mgb_apt_download(&apt, s->package, debs, quiet, err)))
+			goto out;
+		if (!quiet)
+			fprintf(stderr, "mgbench kernel: unpacking %s %s\n", s->package, s->pkg_version);
+		/* the .deb holds usr/src/linux-source-X.tar.xz; unpack the tarball straight from it */
+		const char *argv[] = { "sh", "-c",
+				       "set -e; cd \"$2\"; dpkg-deb --fsys-tarfile \"$1\" | "
+				       "tar -xO \"./usr/src/$0.tar.xz\" | xz -dc | tar -x",
+				       s->package, deb, tmp, NULL };
+		int st = mgb_capture(argv, NULL, &out, err);
+
+		if (st) {
+			if (st > 0)
+				mgb_err(err, "unpacking %s failed: %.150s", deb, out ? out : "");
+			goto out;
+		}
+		mgb_remove_tree(debs);
+		if (rename(tmp, root)) {
+			mgb_err(err, "cannot rename %s: %s", tmp, strerror(errno));
+			goto out;
+		}
+	}
+	if (!(s->version = makefile_version(s->tree))) {
+		mgb_err(err, "%s: no kernel Makefile in %s", s->package, s->tree);
+		goto out;
+	}
+	if (asprintf(&s->id, "debian %s %s", s->package, s->pkg_version) < 0)
+		goto oom;
+	rc = 0;
+	goto out;
+oom:
+	mgb_err(err, "out of memory");
+out:
+	if (rc)
+		mgb_remove_tree(tmp);
+	free(root);
+	free(tmp);
+	free(debs);
+	free(deb);
+	free(out);
+	return rc;
+}
+
+int mgb_kb_source_get(const char *spec, const char *cache, bool quiet, struct mgb_kb_source *s, char *err)
+{
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (!strncmp(spec, "debian:", 7))
+		rc = from_debian(spec + 7, cache, quiet, s, err);
+	else
+		rc = from_dir(spec, s, err);
+	if (rc)
+		mgb_kb_source_free(s);
+	return rc;
+}
+
+/* cp -FLAGS tree/name to/ for every top-level entry but .git: one cp each, run as make is (own
+ * process group, parent-death signal, stopped on SIGINT/SIGTERM), with no shell in between
+ * that would outlive a killed mgbench.  0, cp's exit status, or -1. */
+static int copy_entries(const char *tree, const char *to, const char *flags, int logfd, char *err)
+{
+	struct dirent **ents = NULL;
+	int n = scandir(tree, &ents, NULL, alphasort), st = 0;
+
+	if (n < 0)
+		return mgb_err(err, "cannot read %s: %s", tree, strerror(errno));
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		char from[PATH_MAX], dest[PATH_MAX];
+
+		if (!st && strcmp(name, ".") && strcmp(name, "..") && strcmp(name, ".git")) {
+			snprintf(from, sizeof(from), "%s/%s", tree, name);
+			snprintf(dest, sizeof(dest), "%s/", to);
+			const char *argv[] = { "cp", flags, "--", from, dest, NULL };
+
+			st = mgb_kb_run_logged(argv, NULL, logfd, false, "", err);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return st;
+}
+
+int mgb_kb_copy_tree(const char *tree, const char *to, int logfd, char *err)
+{
+	/* hard links; a copy where links cannot cross filesystems */
+	static const char *const flags[] = { "-al", "-a" };
+	int st = -1;
+
+	for (unsigned pass = 0; pass < MGB_ARRAY_SIZE(flags); pass++) {
+		mgb_remove_tree(to);
+		if (mgb_mkdirs(to, err))
+			return -1;
+		st = copy_entries(tree, to, flags[pass], logfd, err);
+		if (st <= 0)
+			break;
+	}
+	if (st > 0)
+		mgb_err(err, "cannot copy %s to %s (cp exit %d)", tree, to, st);
+	return st ? -1 : 0;
+}

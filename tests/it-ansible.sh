@@ -1,0 +1,278 @@
+#!/bin/sh
+# Integration: contrib/ansible's workflow with real Ansible over real SSH.  Two sshd on two
+# localhost ports (own host keys, a throwaway client key, all in this test's temp dir) stand for two
+# machines: node1 (baseline) runs `mgbench vm --kernel debian:6.12 -- run write --fs tmpfs`,
+# node1-dev (dev) runs the same in debian:unstable, each installed from the release tarball into
+# its own prefix.  node2 (baseline) is unreachable; node3 (baseline, already installed) fails its
+# run.  The controller's report must say write's distinct ratio on tmpfs got better from node1 to
+# node1-dev and name node2 and node3; a second run resumes (nothing rerun).  Nothing may be left
+# running (sshd, qemu) and no key left behind.
+# Exit 0 pass, 1 fail, 77 skip.
+set -u
+
+srcdir=${srcdir:-.}
+MGBENCH=${MGBENCH:-$(pwd)/mgbench}
+fail=0
+say() { printf '%s\n' "it-ansible: $*" >&2; }
+check() { # check DESCRIPTION COMMAND...: record a failure and go on
+	desc=$1
+	shift
+	if ! "$@"; then
+		say "FAIL: $desc"
+		fail=1
+	fi
+}
+
+[ "$(id -u)" = 0 ] || { say "skip: needs root (mgbench vm, sshd)"; exit 77; }
+for tool in ansible-playbook /usr/sbin/sshd ssh ssh-keygen python3 qemu-system-x86_64; do
+	command -v "$tool" >/dev/null 2>&1 || { say "skip: $tool not installed (./bootstrap installs it)"; exit 77; }
+done
+
+start=$(date +%s)
+T=$(mktemp -d "${TMPDIR:-/tmp}/mgbench-it-ansible.XXXXXX") || exit 1
+made_run_sshd=
+sshd_pids=
+
+# Processes (pid) whose command line names this test's temp dir.
+ours() {
+	for d in /proc/[0-9]*; do
+		case $(cat "$d/comm" 2>/dev/null) in grep | tr | cat) continue ;; esac
+		tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -qF "$T" && echo "${d#/proc/}"
+	done
+	return 0
+}
+
+cleanup() {
+	for p in $sshd_pids; do
+		# session children first (none expected: ControlMaster is off), then the listener
+		for c in $(pgrep -P "$p" 2>/dev/null); do
+			say "FAIL: sshd $p still has a session child $c"
+			kill "$c" 2>/dev/null
+			fail=1
+		done
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	left=$(ours | grep -vx "$$")
+	if [ -n "$left" ]; then
+		say "FAIL: left running: $(for p in $left; do tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null; echo; done)"
+		for p in $left; do kill -9 "$p" 2>/dev/null; done
+		fail=1
+	fi
+	rm -rf "$T"
+	[ -e "$T" ] && { say "FAIL: $T (keys) not removed"; fail=1; }
+	[ -n "$made_run_sshd" ] && rmdir /run/sshd 2>/dev/null
+	say "took $(($(date +%s) - start)) s"
+}
+trap 'cleanup; exit $fail' EXIT
+trap 'exit 1' INT TERM HUP
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# The role's Debian packages are ./bootstrap's (less what only the controller and this test need).
+check "install-deps/debian lists ./bootstrap's packages" python3 - "$srcdir" <<'PKGS'
+import re, sys
+src = sys.argv[1]
+boot = open(src + "/bootstrap").read()
+boot = set(re.search(r'packages="([^"]*)"', boot).group(1).split()) - {"ansible", "openssh-server", "valgrind"}
+role = open(src + "/contrib/ansible/roles/mgbench/tasks/install-deps/debian/main.yml").read()
+role = set(re.findall(r"^      - (\S+)$", role, re.M))
+if boot != role:
+    print("only in bootstrap: %s; only in the role: %s" % (sorted(boot - role), sorted(role - boot)))
+sys.exit(0 if boot == role else 1)
+PKGS
+
+# The release tarball: the build tree's `make distdir`, packed here (a VPATH build works too).
+builddir=$(dirname "$MGBENCH")
+version=$("$MGBENCH" --version | awk '{print $2}')
+if [ -n "${MGB_TARBALL:-}" ]; then
+	tarball=$MGB_TARBALL
+else
+	tarball=$T/mgbench-$version.tar.gz
+	(unset MAKEFLAGS MFLAGS MAKELEVEL; make -s -C "$builddir" distdir distdir="$T/mgbench-$version") \
+		>"$T/distdir.log" 2>&1 || { cat "$T/distdir.log" >&2; say "FAIL: make distdir"; exit 1; }
+	tar -C "$T" -czf "$tarball" "mgbench-$version" && rm -rf "${T:?}/mgbench-$version"
+fi
+
+# Keys and two sshd.
+mkdir -m 700 "$T/ssh"
+ssh-keygen -q -t ed25519 -N '' -C mgbench-it-ansible -f "$T/ssh/id" || exit 1
+cp "$T/ssh/id.pub" "$T/ssh/authorized_keys"
+if [ ! -d /run/sshd ]; then # sshd's privilege separation directory, as its service makes it
+	mkdir -m 755 /run/sshd && made_run_sshd=1
+fi
+: >"$T/ssh/known_hosts"
+for n in 1 2; do
+	port=$(free_port)
+	ssh-keygen -q -t ed25519 -N '' -C "node$n" -f "$T/ssh/host$n" || exit 1
+	cat >"$T/ssh/sshd$n.conf" <<EOF
+Port $port
+ListenAddress 127.0.0.1
+HostKey $T/ssh/host$n
+PidFile none
+AuthorizedKeysFile $T/ssh/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+Subsystem sftp internal-sftp
+LogLevel ERROR
+# Debian's bash reads ~/.bashrc when sshd runs it (SSH_CLIENT set, SHLVL below 2), and so does
+# every /bin/bash make recipe beneath it: this machine's root .bashrc is not the node's business.
+SetEnv SHLVL=1
+EOF
+	/usr/sbin/sshd -D -e -f "$T/ssh/sshd$n.conf" 2>"$T/ssh/sshd$n.log" &
+	sshd_pids="$sshd_pids $!"
+	echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$T/ssh/host$n.pub")" >>"$T/ssh/known_hosts"
+	eval "port$n=$port"
+done
+port3=$(free_port) # nothing listens there: node2 is unreachable
+
+ssh_opts="-F /dev/null -o UserKnownHostsFile=$T/ssh/known_hosts -o StrictHostKeyChecking=yes
+ -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=5 -o ControlMaster=no -o ControlPersist=no"
+for n in 1 2; do
+	eval "port=\$port$n"
+	i=0
+	# shellcheck disable=SC2086
+	until ssh $ssh_opts -i "$T/ssh/id" -p "$port" root@127.0.0.1 true 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -ge 50 ]; then
+			say "FAIL: sshd $n on port $port does not answer: $(cat "$T/ssh/sshd$n.log")"
+			exit 1
+		fi
+		sleep 0.2
+	done
+done
+
+# node3 looks built and installed (the role's markers, this build's mgbench), so it fails fast, in its run.
+mkdir -p "$T/node3/mgbench-$version" "$T/node3/prefix/bin"
+touch "$T/node3/mgbench-$version/configure.ac" "$T/node3/mgbench-$version/config.status" \
+	"$T/node3/mgbench-$version/.mgbench-installed"
+ln -s "$MGBENCH" "$T/node3/prefix/bin/mgbench"
+
+cat >"$T/hosts" <<EOF
+[baseline]
+node1 ansible_port=$port1 mgbench_vm_kernel=debian:6.12 mgbench_node_dir=$T/node1 mgbench_prefix=$T/node1/prefix
+node2 ansible_port=$port3 mgbench_node_dir=$T/node2 mgbench_prefix=$T/node2/prefix
+node3 ansible_port=$port1 mgbench_vm_kernel=$T/no-such-kernel mgbench_node_dir=$T/node3 mgbench_prefix=$T/node3/prefix
+
+[dev]
+node1-dev ansible_port=$port2 mgbench_vm_kernel=debian:unstable mgbench_node_dir=$T/node1-dev mgbench_prefix=$T/node1-dev/prefix
+
+[all:vars]
+ansible_host=127.0.0.1
+ansible_user=root
+ansible_ssh_private_key_file=$T/ssh/id
+ansible_python_interpreter=/usr/bin/python3
+EOF
+cat >"$T/vars.json" <<EOF
+{
+  "mgbench_tarball": "$tarball",
+  "mgbench_results_dir": "$T/results",
+  "mgbench_controller_bin": "$MGBENCH",
+  "mgbench_apt_update": false,
+  "mgbench_make_jobs": 2,
+  "mgbench_workloads": ["write"],
+  "mgbench_filesystems": ["tmpfs"],
+  "mgbench_backends": ["sync"],
+  "mgbench_repeats": 1,
+  "mgbench_rounds": 2000,
+  "mgbench_run_extra_args": ["--query", "every"],
+  "mgbench_vm_extra_args": ["--quiet"],
+  "mgbench_fail_on_regression": ["ctime.distinct_ratio"]
+}
+EOF
+
+# Ansible's own state stays in the temp dir; no connection outlives a task.
+export ANSIBLE_CONFIG="$T/none.cfg" ANSIBLE_HOME="$T/ansible" ANSIBLE_LOCAL_TEMP="$T/ansible/tmp"
+export ANSIBLE_REMOTE_TEMP="$T/ansible/remote" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0
+export ANSIBLE_SSH_ARGS="$(echo $ssh_opts)" ANSIBLE_HOST_KEY_CHECKING=True ANSIBLE_TIMEOUT=10
+export ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks ANSIBLE_SSH_CONTROL_PATH_DIR="$T/ansible/cp" ANSIBLE_FORKS=5 ANSIBLE_DEPRECATION_WARNINGS=0 ANSIBLE_GATHERING=explicit
+
+playbook() { # playbook LOG: run the workflow, output to LOG and to the test's log
+	t0=$(date +%s)
+	ansible-playbook -i "$T/hosts" -e "@$T/vars.json" "$srcdir/contrib/ansible/mgbench.yml" >"$1" 2>&1
+	rc=$?
+	cat "$1" >&2
+	say "ansible-playbook exited $rc after $(($(date +%s) - t0)) s"
+	return $rc
+}
+
+playbook "$T/play1.log"
+rc1=$?
+R=$T/results
+check "the playbook succeeds with an unreachable host (exit $rc1)" [ "$rc1" = 0 ]
+check "report.txt written" [ -s "$R/compare/report.txt" ]
+check "report.md written" [ -s "$R/compare/report.md" ]
+check "report.json written" [ -s "$R/compare/report.json" ]
+[ -s "$R/compare/report.txt" ] && cat "$R/compare/report.txt" >&2
+for f in node1--node1-dev.txt node1--node1-dev.md node1--node1-dev.json node1--node1-dev-plot.png \
+	node1--node1-dev-plot.txt all.txt all.md all.json all-plot.png; do
+	check "compare/$f written" [ -s "$R/compare/$f" ]
+done
+for h in node1 node1-dev; do
+	check "$h: document fetched and valid" "$MGBENCH" report "$R/$h/mgbench.json" >/dev/null
+	check "$h: document kept on the node" [ -s "$T/$h/results/mgbench.json" ]
+	check "$h: installed from the tarball into its prefix" [ -x "$T/$h/prefix/bin/mgbench" ]
+done
+check "the text report says write's distinct ratio on tmpfs got better" \
+	grep -q "^    better write on tmpfs via sync: distinct (ctime.distinct_ratio)" "$R/compare/report.txt"
+check "the text report names node2 as unreachable" grep -q "node2 .*unreachable" "$R/compare/report.txt"
+check "the text report names node3's failed run" grep -q "node3 .*failed .*mgbench run failed: mgbench exited" \
+	"$R/compare/report.txt"
+check "the markdown report names node2" grep -q "node2" "$R/compare/report.md"
+check "report.json: the pair compared, write/tmpfs distinct better, node2 unreachable, gate passed" \
+	python3 - "$R/compare/report.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+hosts = {h["host"]: h for h in r["hosts"]}
+pair = [p for p in r["pairs"] if p["baseline"] == "node1"][0]
+ok = (hosts["node1"]["state"] == "ok" and hosts["node1-dev"]["state"] == "ok"
+      and hosts["node2"]["state"] == "unreachable" and hosts["node3"]["state"] == "failed"
+      and pair["state"] == "compared"
+      and pair["dev"] == "node1-dev" and pair["gate"] == "passed" and not r["regression"]
+      and any(c["workload"] == "write" and c["fs"] == "tmpfs" and c["metric"] == "ctime.distinct_ratio"
+              and c["verdict"] == "better" and c["base"] < 0.5 and c["value"] == 1.0 for c in pair["changes"])
+      and any("node2" in f for f in r["faults"]) and r["all"] and len(r["all"]["documents"]) == 2)
+sys.exit(0 if ok else 1)
+EOF
+check "the guests were debian:6.12 and debian:unstable" python3 - "$R" <<'EOF'
+import json, sys
+a = json.load(open(sys.argv[1] + "/node1/mgbench.json"))
+b = json.load(open(sys.argv[1] + "/node1-dev/mgbench.json"))
+sys.exit(0 if a["kernel"]["release"].startswith("6.12.") and "vm" in a and "vm" in b
+         and a["kernel"]["release"] != b["kernel"]["release"] else 1)
+EOF
+
+# The gate: the same documents the other way round are a regression of the distinct ratio.
+mkdir -p "$T/swapped/x" "$T/swapped/x-dev"
+cp "$R/node1-dev/mgbench.json" "$T/swapped/x/mgbench.json"
+cp "$R/node1/mgbench.json" "$T/swapped/x-dev/mgbench.json"
+python3 "$srcdir/contrib/ansible/scripts/mgbench-fleet-compare" --results "$T/swapped" --mgbench "$MGBENCH" \
+	--baseline x --dev x-dev --fail-on-regression ctime.distinct_ratio >"$T/swapped.txt" 2>&1
+rc=$?
+check "--fail-on-regression: a worse distinct ratio exits 1 (exit $rc)" [ $rc = 1 ]
+check "--fail-on-regression: the report names the regression" grep -q "REGRESSION in x -> x-dev" "$T/swapped.txt"
+
+# A rerun resumes: the fetched documents are kept, nothing is run again, the report is rewritten.
+stamp1=$(stat -c %Y "$R/node1/mgbench.json" "$R/node1-dev/mgbench.json" "$T/node1/results/mgbench.json")
+playbook "$T/play2.log"
+rc2=$?
+check "the rerun succeeds (exit $rc2)" [ "$rc2" = 0 ]
+check "the rerun skips both fetched hosts" [ "$(grep -c 'already fetched and valid' "$T/play2.log")" = 2 ]
+check "the rerun changes nothing on node1 and node1-dev" [ "$(grep -c 'changed: \[node1' "$T/play2.log")" = 0 ]
+check "the rerun keeps the documents" [ "$stamp1" = "$(stat -c %Y "$R/node1/mgbench.json" \
+	"$R/node1-dev/mgbench.json" "$T/node1/results/mgbench.json")" ]
+check "the rerun's report still has the pair" grep -q "node1 -> node1-dev: compared" "$R/compare/report.txt"
+
+# An invalid document is named, not fatal, and a rerun runs that host again.
+echo '{"schema": "mgbench/1", "cells": [' >"$R/node1-dev/mgbench.json"
+check "the controller step alone names an invalid document and exits 0" sh -c '
+	python3 "$1/contrib/ansible/scripts/mgbench-fleet-compare" --results "$2" --mgbench "$3" \
+		--baseline node1 --baseline node2 --baseline node3 --dev node1-dev >"$2/invalid.txt" 2>&1 &&
+	grep -q "node1-dev .*invalid" "$2/invalid.txt" && grep -q "node1 -> node1-dev: not compared" "$2/invalid.txt"' \
+	sh "$srcdir" "$R" "$MGBENCH"
+exit $fail

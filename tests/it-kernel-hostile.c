@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Integration: `mgbench kernel build` against hostile input and interruptions (issue 18, the
+ * review's D3 D4 D6 D9 D14-D16 D19-D22 D29 D30).  A fake kernel tree stands in for Linux: its
+ * Makefile's tinyconfig/olddefconfig/bzImage are a few shell lines (a config that keeps what was
+ * appended, a bzImage and vmlinux of a few bytes), so every case runs in well under a second,
+ * in a private MGBENCH_CACHE; no real kernel is compiled and the shared cache is not touched.
+ */
+#include "config.h"
+#include "helpers.h"
+#include "target.h"
+#include "util.h"
+#include "kbuild.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char base[512], cache[600];
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		fprintf(stderr, "cannot write %s\n", path);
+}
+
+static const char *path_of(const char *name)
+{
+	static char p[64][700];
+	static int n;
+	char *s = p[n++ % 64];
+
+	snprintf(s, 700, "%s/%s", base, name);
+	return s;
+}
+
+/* Kconfig declaring every option of mgbench's fragment, and the extra names given. */
+static void write_kconfig(const char *file, const char *extra)
+{
+	FILE *f = fopen(file, "w");
+
+	for (const char *l = mgb_kbuild_fragment; f && l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *c = strstr(l, "CONFIG_"), *nl = strchr(l, '\n');
+		size_t n;
+
+		if (!c || (nl && c > nl))
+			continue;
+		c += 7;
+		n = strspn(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		fprintf(f, "config %.*s\n\tbool\n", (int)n, c);
+	}
+	if (f) {
+		fprintf(f, "%s", extra);
+		fclose(f);
+	}
+}
+
+/*
+ * A fake kernel tree at base/name.  tiny and bz replace the default recipes (NULL: defaults):
+ * tinyconfig writes an empty .config, olddefconfig keeps it but drops what Kconfig does not
+ * declare (here: TYPO), bzImage writes small files.
+ */
+static const char *fake_tree(const char *name, const char *extraversion, const char *tiny, const char *bz)
+{
+	static char dirs[16][700];
+	static int k;
+	char *dir = dirs[k++ % 16], p[800], mk[4096];
+
+	snprintf(dir, 700, "%s", path_of(name));
+	mkdir(dir, 0755);
+	snprintf(p, sizeof(p), "%s/arch", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/arch/x86", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/scripts", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/scripts/kconfig", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/Kconfig", dir);
+	write_file(p, "source \"arch/x86/Kconfig\"\n");
+	snprintf(p, sizeof(p), "%s/arch/x86/Kconfig", dir);
+	write_kconfig(p, "config DEFAULT_HOSTNAME\n\tstring\nconfig CMDLINE\n\tstring\n");
+	snprintf(mk, sizeof(mk),
+		 "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\nEXTRAVERSION = %s\n\n"
+		 "tinyconfig:\n\t%s\n"
+		 "olddefconfig:\n\tgrep -v TYPO $(O)/.config > $(O)/.c2; mv $(O)/.c2 $(O)/.config\n"
+		 "bzImage:\n\t%s\n",
+		 extraversion, tiny ? tiny : ": > $(O)/.config",
+		 bz ? bz : "mkdir -p $(O)/arch/x86/boot $(O)/include/config; echo bz-$(EXTRAVERSION) > "
+			   "$(O)/arch/x86/boot/bzImage; echo vmlinux-$(EXTRAVERSION) > $(O)/vmlinux; "
+			   "echo 6.1.0$(EXTRAVERSION) > $(O)/include/config/kernel.release");
+	snprintf(p, sizeof(p), "%s/Makefile", dir);
+	write_file(p, mk);
+	return dir;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Start mgbench with args (stdout and stderr to base/async.err); its pid. */
+static pid_t start(const char *const args[], const char *path_prefix)
+{
+	const char *argv[32] = { getenv("MGBENCH") ?: "./mgbench" };
+	size_t n = 1;
+	pid_t pid;
+
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	if ((pid = fork()) == 0) {
+		int fd = open(path_of("async.err"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (path_prefix) {
+			char path[2048];
+
+			snprintf(path, sizeof(path), "%s:%s", path_prefix, getenv("PATH") ?: "/usr/bin:/bin");
+			setenv("PATH", path, 1);
+		}
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Its exit status (128+N for a signal), or -1 if still running after timeout_s (then killed). */
+static int wait_for(pid_t pid, double timeout_s)
+{
+	double t0 = now_s();
+	int status;
+
+	while (now_s() - t0 < timeout_s) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		usleep(20000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+/* mgbench args, bounded by a timeout: the exit status (-1: hung) and its output in *out. */
+static int run(const char *const args[], double timeout_s, char **out)
+{
+	int rc = wait_for(start(args, NULL), timeout_s);
+
+	*out = t_slurp(path_of("async.err")) ?: strdup("");
+	if (getenv("MGBENCH_TEST_VERBOSE"))
+		fprintf(stderr, "-> %d: %s", rc, *out);
+	return rc;
+}
+
+/* The pid a recipe or shim wrote to file, once it exists (0 if it never does). */
+static pid_t pid_from(const char *file, double timeout_s)
+{
+	double t0 = now_s();
+	long pid = 0;
+
+	while (now_s() - t0 < timeout_s) {
+		char *s = t_slurp(file);
+
+		if (s && sscanf(s, "%ld", &pid) == 1 && pid > 0) {
+			free(s);
+			return (pid_t)pid;
+		}
+		free(s);
+		usleep(20000);
+	}
+	return 0;
+}
+
+/* Is pid gone (within timeout_s)? */
+static bool gone(pid_t pid, double timeout_s)
+{
+	double t0 = now_s();
+
+	while (now_s() - t0 < timeout_s) {
+		if (kill(pid, 0) && errno == ESRCH)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/* Entries in the private cache's kbuild/ whose names end in suffix. */
+static unsigned kbuild_count(const char *suffix)
+{
+	char p[700];
+	DIR *d;
+	struct dirent *e;
+	unsigned n = 0;
+
+	snprintf(p, sizeof(p), "%s/kbuild", cache);
+	if (!(d = opendir(p)))
+		return 0;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name), s = strlen(suffix);
+
+		if (l > s && !strcmp(e->d_name + l - s, suffix))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* D6: SIGINT/SIGTERM while make runs stop it at once, leave no work tree and no failure log. */
+static void signal_during_make(int sig)
+{
+	char tiny[800], name[32];
+	const char *mark = path_of(sig == SIGINT ? "make-int.pid" : "make-term.pid");
+
+	snprintf(name, sizeof(name), "slowtree-%d", sig);
+	snprintf(tiny, sizeof(tiny), "echo $$$$ > %s; exec sleep 60", mark);
+	const char *args[] = { "kernel", "build", "-q", "--source", fake_tree(name, "", tiny, NULL), NULL };
+	pid_t pid = start(args, NULL), child = pid_from(mark, 10);
+	int rc;
+	double t0;
+
+	T_CHECK(child > 0, "make's recipe started");
+	t0 = now_s();
+	kill(pid, sig);
+	rc = wait_for(pid, 8);
+	T_CHECK(rc == 128 + sig, "signal %d while make runs: exit %d, want %d", sig, rc, 128 + sig);
+	fprintf(stderr, "D6: signal %d: exit %d after %.2f s\n", sig, rc, now_s() - t0);
+	T_CHECK(child > 0 && gone(child, 3), "make's child (pid %d) was stopped", (int)child);
+	T_CHECK(kbuild_count(".work") == 0, "no work tree left: %u", kbuild_count(".work"));
+	T_CHECK(kbuild_count(".failed.log") == 0, "no failure log claiming a compile failure");
+	char *err = t_slurp(path_of("async.err"));
+
+	T_CHECK(err && !strstr(err, "did not compile"), "not called a compile failure: %s", err ?: "");
+	free(err);
+	if (child > 0)
+		kill(child, SIGKILL);
+}
+
+/* D30: SIGKILL during the copy leaves no cp behind; the next build collects the stale .work. */
+static void sigkill_during_copy(void)
+{
+	const char *shim = path_of("shim"), *mark = path_of("cp.pid");
+	char p[800], script[900];
+	const char *args[] = { "kernel", "build", "-q", "--source", fake_tree("copytree", "", NULL, NULL), NULL };
+
+	mkdir(shim, 0755);
+	snprintf(p, sizeof(p), "%s/cp", shim);
+	snprintf(script, sizeof(script), "#!/bin/sh\necho $$ > %s\nexec sleep 60\n", mark);
+	write_file(p, script);
+	chmod(p, 0755);
+	pid_t pid = start(args, shim), cp = pid_from(mark, 10);
+
+	T_CHECK(cp > 0, "the copy started");
+	kill(pid, SIGKILL);
+	wait_for(pid, 5);
+	T_CHECK(cp > 0 && gone(cp, 3), "SIGKILL of mgbench during the copy: cp (pid %d) is gone", (int)cp);
+	if (cp > 0)
+		kill(cp, SIGKILL);
+	T_CHECK(kbuild_count(".work") == 1, "the killed build left its work tree (%u)", kbuild_count(".work"));
+
+	/* a work tree whose lock is held belongs to a running build: it stays */
+	char held[800], lock[800];
+	int fd;
+
+	snprintf(held, sizeof(held), "%s/kbuild/6.1.0-0123456789abcdef.work", cache);
+	snprintf(lock, sizeof(lock), "%s/kbuild/6.1.0-0123456789abcdef.lock", cache);
+	mkdir(held, 0755);
+	fd = open(lock, O_RDWR | O_CREAT, 0644);
+	flock(fd, LOCK_EX);
+
+	const char *other = fake_tree("othertree", "-other", NULL, NULL);
+	const char *args2[] = { "kernel", "build", "-q", "--source", other, NULL };
+	char *out;
+	int rc = run(args2, 20, &out);
+
+	T_CHECK(rc == 0, "another key builds: %d %s", rc, out);
+	free(out);
+	T_CHECK(kbuild_count(".work") == 1 && access(held, F_OK) == 0,
+		"the stale work tree was collected, the held one kept (%u .work)", kbuild_count(".work"));
+	close(fd);
+	rmdir(held);
+}
+
+/* D16: a failed make tinyconfig points to a log that exists and holds make's output. */
+static void config_failure_keeps_log(void)
+{
+	const char *args[] = { "kernel", "build", "-q", "--source",
+			       fake_tree("failtree", "-f", "echo boom-d16; exit 3", NULL), NULL };
+	char *out, *see, *log = NULL;
+	int rc = run(args, 20, &out);
+
+	T_CHECK(rc == 1, "a failing tinyconfig exits 1: %d", rc);
+	see = strstr(out, "see ");
+	if (see) {
+		see += 4;
+		see[strcspn(see, " \n)")] = '\0';
+		log = t_slurp(see);
+	}
+	T_CHECK(log && strstr(log, "boom-d16"), "the log it names (%s) holds make's output", see ?: "(none)");
+	free(log);
+	free(out);
+}
+
+/* One build expected to fail quickly; the message must contain want. */
+static void refused(const char *what, const char *const args[], const char *want)
+{
+	char *out;
+	double t0 = now_s();
+	int rc = run(args, 15, &out);
+
+	T_CHECK(rc == 1 && strstr(out, want), "%s: exit %d (want 1, saying '%s'): %s", what, rc, want, out);
+	fprintf(stderr, "%s: exit %d in %.2f s: %s", what, rc, now_s() - t0, out);
+	free(out);
+}
+
+/* D19, D20, D22: an empty patch, a directory as --config, a FIFO named *.patch. */
+static void bad_inputs(const char *tree)
+{
+	const char *empty = path_of("empty.patch"), *fifodir = path_of("fifopatches");
+	char fifo[800];
+
+	write_file(empty, "");
+	const char *a1[] = { "kernel", "build", "-q", "--source", tree, "--patches", empty, NULL };
+	refused("D19 empty patch", a1, "empty");
+	const char *a2[] = { "kernel", "build", "-q", "--source", tree, "--config", "/etc", NULL };
+	refused("D20 --config /etc", a2, "not a regular file");
+	mkdir(fifodir, 0755);
+	snprintf(fifo, sizeof(fifo), "%s/0001-x.patch", fifodir);
+	mkfifo(fifo, 0644);
+	const char *a3[] = { "kernel", "build", "-q", "--source", tree, "--patches", fifodir, NULL };
+	refused("D22 FIFO patch", a3, "not a regular file");
+}
+
+/* D15, D29: string values with blanks and long values stick; parse errors are escaped; a
+ * "# CONFIG_X is not set" for an option the kernel does not have is refused. */
+static void config_fragments(const char *tree)
+{
+	const char *frag = path_of("frag.config"), *bin = path_of("bin.config"), *typo = path_of("typo.config");
+	char text[1024], *out;
+	int rc;
+
+	snprintf(text, sizeof(text), "CONFIG_DEFAULT_HOSTNAME=\"my host\"\nCONFIG_CMDLINE=\"%0300d\"\n", 7);
+	write_file(frag, text);
+	const char *a1[] = { "kernel", "build", "-q", "--source", tree, "--config", frag, NULL };
+	rc = run(a1, 20, &out);
+	T_CHECK(rc == 0, "D15 a string value with a blank, and one of 300 characters, stick: %d %s", rc, out);
+	free(out);
+
+	write_file(bin, "CONFIG_A=y\n\033[31mred\001\n");
+	const char *a2[] = { "kernel", "build", "-q", "--source", tree, "--config", bin, NULL };
+	rc = run(a2, 15, &out);
+	T_CHECK(rc == 1 && !strchr(out, '\033') && !strchr(out, '\001') && strstr(out, "\\x1b"),
+		"D29 a binary line is shown escaped: %d %s", rc, out);
+	free(out);
+
+	write_file(typo, "# CONFIG_TYPO is not set\n");
+	const char *a3[] = { "kernel", "build", "-q", "--source", tree, "--config", typo, NULL };
+	refused("D29 # CONFIG_TYPO is not set", a3, "CONFIG_TYPO");
+}
+
+/* D21: an EXTRAVERSION with ../ stays inside the cache. */
+static void version_traversal(void)
+{
+	char p[800];
+	const char *args[] = { "kernel", "build", "-q", "--source",
+			       fake_tree("evil", "-x/../../../escaped", NULL, NULL), NULL };
+	char *out;
+	int rc;
+
+	snprintf(p, sizeof(p), "%s/kbuild/6.1.0-x", cache);
+	mkdir(p, 0755);
+	rc = run(args, 20, &out);
+	fprintf(stderr, "D21: exit %d: %s", rc, out);
+	free(out);
+	DIR *d = opendir(base);
+	struct dirent *e;
+	bool escaped = false;
+
+	while (d && (e = readdir(d)))
+		escaped |= !strncmp(e->d_name, "escaped", 7);
+	if (d)
+		closedir(d);
+	T_CHECK(!escaped, "nothing named escaped* outside the cache");
+	rmdir(p);
+}
+
+/* Entries in dir, dot files included. */
+static unsigned count_all(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	while (d && (e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The manifest's sha256 of each file matches the file. */
+static void check_hashes(const char *dir)
+{
+	static const char *const files[] = { "bzImage", "vmlinux", ".config", "build.log" };
+	char p[800], sha[65], err[256];
+	json_t *m;
+
+	snprintf(p, sizeof(p), "%s/manifest.json", dir);
+	m = t_load(p);
+	T_CHECK(m && json_is_object(json_object_get(m, "sha256")), "D9 the manifest has sha256 {}");
+	for (unsigned i = 0; m && i < MGB_ARRAY_SIZE(files); i++) {
+		const char *want = json_string_value(json_object_get(json_object_get(m, "sha256"), files[i]));
+
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		T_CHECK(want && !mgb_sha256_file(p, sha, err) && !strcmp(sha, want), "D9 sha256 of %s: %s vs %s",
+			files[i], want ?: "(none)", sha);
+	}
+	json_decref(m);
+}
+
+/* D3, D9, D14: -o into directories others control, foreign directories, atomic replacement. */
+static void output_dirs(const char *tree)
+{
+	const char *victim = path_of("victim"), *uout = path_of("userout"), *proj = path_of("proj");
+	const char *okdir = path_of("ok"), *open_parent = path_of("open"), *sub = path_of("open/kout");
+	char p[800], *s;
+
+	/* D3: another user's -o directory with a planted NAME.tmp symlink */
+	write_file(victim, "root only\n");
+	chmod(victim, 0600);
+	mkdir(uout, 0755);
+	snprintf(p, sizeof(p), "%s/bzImage.tmp", uout);
+	symlink(victim, p);
+	snprintf(p, sizeof(p), "%s/manifest.json", uout);
+	write_file(p, "{}");
+	if (chown(uout, 65534, 65534))
+		fprintf(stderr, "chown: %s\n", strerror(errno));
+	const char *a1[] = { "kernel", "build", "-q", "--source", tree, "-o", uout, NULL };
+	refused("D3 -o owned by another user", a1, "another user");
+	s = t_slurp(victim);
+	T_CHECK(s && !strcmp(s, "root only\n"), "D3 the planted symlink's target is untouched");
+	free(s);
+	/* a new -o inside a directory every user can write (not sticky) */
+	mkdir(open_parent, 0777);
+	chmod(open_parent, 0777);
+	const char *a2[] = { "kernel", "build", "-q", "--source", tree, "-o", sub, NULL };
+	refused("D3 -o in a world-writable directory", a2, "writable by every user");
+
+	/* D14: a directory that holds someone's manifest.json */
+	mkdir(proj, 0755);
+	snprintf(p, sizeof(p), "%s/manifest.json", proj);
+	write_file(p, "{\"name\":\"my npm project\"}\n");
+	const char *a3[] = { "kernel", "build", "-q", "--source", tree, "-o", proj, NULL };
+	refused("D14 -o with a foreign manifest.json", a3, "not a kernel build directory");
+	s = t_slurp(p);
+	T_CHECK(s && strstr(s, "npm"), "D14 the foreign manifest is untouched");
+	free(s);
+
+	/* D9: exported whole, with hashes; an earlier build directory is replaced whole */
+	const char *a4[] = { "kernel", "build", "-q", "--source", tree, "-o", okdir, NULL };
+	char *out;
+	int rc = run(a4, 20, &out);
+
+	T_CHECK(rc == 0, "-o into a new directory: %d %s", rc, out);
+	free(out);
+	check_hashes(okdir);
+	const char *tree2 = fake_tree("tree2", "-two", NULL, NULL);
+	const char *a5[] = { "kernel", "build", "-q", "--source", tree2, "-o", okdir, NULL };
+	unsigned before = count_all(base);
+
+	rc = run(a5, 20, &out);
+	T_CHECK(rc == 0, "-o over an earlier build: %d %s", rc, out);
+	free(out);
+	check_hashes(okdir);
+	snprintf(p, sizeof(p), "%s/vmlinux", okdir);
+	s = t_slurp(p);
+	T_CHECK(s && strstr(s, "-two"), "the new build replaced the old: %s", s ?: "");
+	free(s);
+	T_CHECK(count_all(base) == before, "nothing left beside -o: %u entries, want %u", count_all(base),
+		before);
+}
+
+/* D4: kbuild's own cache directories are refused when others can write them. */
+static void cache_dirs(const char *tree)
+{
+	static const char *const subs[] = { "kbuild", "src" };
+
+	for (unsigned i = 0; i < 2; i++) {
+		char c[800], p[900], name[32];
+		const char *args[] = { "kernel", "build", "-q", "--source", tree, NULL };
+
+		snprintf(name, sizeof(name), "cache-%s", subs[i]);
+		snprintf(c, sizeof(c), "%s", path_of(name));
+		mkdir(c, 0755);
+		snprintf(p, sizeof(p), "%s/%s", c, subs[i]);
+		mkdir(p, 0777);
+		chmod(p, 0777);
+		setenv("MGBENCH_CACHE", c, 1);
+		snprintf(name, sizeof(name), "D4 %s/ writable by all", subs[i]);
+		refused(name, args, "writable by every user");
+	}
+	setenv("MGBENCH_CACHE", cache, 1);
+}
+
+int main(void)
+{
+	const char *tree;
+
+	t_require_root();
+	snprintf(base, sizeof(base), "%s", t_result_path("kh"));
+	mkdir(base, 0755);
+	chmod(t_result_path(""), 0755);
+	snprintf(cache, sizeof(cache), "%s/cache", base);
+	mkdir(cache, 0755);
+	setenv("MGBENCH_CACHE", cache, 1);
+	tree = fake_tree("tree", "", NULL, NULL);
+
+	signal_during_make(SIGINT);
+	signal_during_make(SIGTERM);
+	sigkill_during_copy();
+	config_failure_keeps_log();
+	bad_inputs(tree);
+	config_fragments(tree);
+	version_traversal();
+	output_dirs(tree);
+	cache_dirs(tree);
+	return t_result();
+}

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit: compare's matching and verdicts on crafted documents (the review's cases, see
+ * ../shared/reviews/compare-statistics.md): what is shown is what is tested, and what cannot be
+ * judged says so. */
+#include "config.h"
+#include "compare.h"
+#include "helpers.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A write cell with distinct of rounds, writes/s, status and rounds as given. */
+static json_t *cell(const char *fs, int repeat, double distinct, double rounds, double rate, const char *status)
+{
+	return json_pack("{s:s, s:s, s:{s:s, s:{}}, s:{s:s, s:i}, s:i, s:i, s:s, s:{s:b}, s:{s:{s:f, s:f, s:f, "
+			 "s:i, s:i, s:f}, s:f, s:i}}",
+			 "workload", "write", "fs", fs, "backend", "name", "sync", "options", "params", "query", "every",
+			 "size", 4096, "repeat", repeat, "rounds", (int)rounds, "status", status, "multigrain", "in_effect",
+			 true, "metrics", "ctime", "distinct", distinct, "rounds", rounds, "distinct_ratio",
+			 distinct / rounds, "backwards", 0, "future", 0, "distinct_per_tick", 1.0, "writes_per_s", rate,
+			 "ctime_changes", (int)distinct);
+}
+
+static json_t *doc(json_t *cells, int tick)
+{
+	return json_pack("{s:s, s:{s:s, s:i}, s:{s:s, s:s, s:{s:{s:i, s:i}}}, s:o}", "schema", "mgbench/1", "host",
+			 "name", "h", "cpus", 2, "kernel", "release", "6.18", "version", "#1 SMP PREEMPT_DYNAMIC",
+			 "clocks", "resolution_ns", "monotonic", 1, "monotonic_coarse", tick, "cells", cells);
+}
+
+static json_t *metric(json_t *cmp, const char *path)
+{
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(json_object_get(json_array_get(json_object_get(cmp, "cells"), 0), "metrics"), i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "metric")), path))
+			return m;
+	return NULL;
+}
+
+static const char *verdict(json_t *cmp, const char *path)
+{
+	json_t *v = json_array_get(json_object_get(metric(cmp, path), "against_base"), 1);
+
+	return json_string_value(json_object_get(v, "verdict")) ?: "(none)";
+}
+
+static json_t *run(json_t *a, json_t *b)
+{
+	json_t *docs[2] = { a, b };
+	const char *paths[2] = { "a.json", "b.json" };
+	struct mgb_compare_opts o = { .alpha = 0.05 };
+
+	return mgb_compare(docs, paths, 2, &o);
+}
+
+int main(void)
+{
+	json_t *ca = json_array(), *cb = json_array(), *a, *b, *cmp, *v;
+
+	/* D6: repeats 100, 100, 900 of 1000 against 200, 200, 200: the value is the pooled 0.367,
+	 * and the spread between A's repeats leaves no verdict */
+	json_array_append_new(ca, cell("tmpfs", 0, 100, 1000, 100, "ok"));
+	json_array_append_new(ca, cell("tmpfs", 1, 100, 1000, 101, "ok"));
+	json_array_append_new(ca, cell("tmpfs", 2, 900, 1000, 102, "ok"));
+	/* 1c: an interrupted repeat is left out, with a note */
+	json_array_append_new(ca, cell("tmpfs", 3, 0, 1000, 0, "interrupted"));
+	for (int i = 0; i < 3; i++)
+		json_array_append_new(cb, cell("tmpfs", i, 200, 1000, 400 + i, "ok"));
+	a = doc(ca, 4000000);
+	b = doc(cb, 4000000);
+	cmp = run(a, b);
+	v = json_array_get(json_object_get(metric(cmp, "ctime.distinct_ratio"), "values"), 0);
+	T_CHECK(fabs(json_number_value(json_object_get(v, "value")) - 1100.0 / 3000) < 1e-9 &&
+			json_integer_value(json_object_get(v, "n")) == 3,
+		"D6/1c: pooled value over the 3 usable repeats: %g n %lld", json_number_value(json_object_get(v, "value")),
+		json_integer_value(json_object_get(v, "n")));
+	T_CHECK(!strcmp(verdict(cmp, "ctime.distinct_ratio"), "no change"), "D2/D6: overdispersed: %s",
+		verdict(cmp, "ctime.distinct_ratio"));
+	T_CHECK(json_array_size(json_object_get(json_array_get(json_object_get(cmp, "cells"), 0), "notes")) == 1,
+		"1c: a note for the left-out repeat");
+	/* a rate from one document a side: its repeats share one run's load, so no verdict */
+	T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "no verdict") &&
+			strstr(json_string_value(json_object_get(json_array_get(json_object_get(metric(cmp, "writes_per_s"),
+												"against_base"), 1),
+							    "reason")) ?: "",
+			       "repeats share one run's load; give several runs per side"),
+		"one run a side: %s", verdict(cmp, "writes_per_s"));
+	T_CHECK(!strcmp(json_string_value(json_object_get(cmp, "adjustment")) ?: "", "benjamini-hochberg"),
+		"D29: the adjustment is named");
+	json_decref(cmp);
+
+	/* D5: 3 runs against 3 cannot reach 0.05, whatever the change (+300 %) */
+	{
+		json_t *ra[3], *rb[3], *ma, *mb;
+		const char *names[3] = { "a1.json", "a2.json", "a3.json" };
+		char err[512];
+
+		for (int i = 0; i < 3; i++) {
+			ra[i] = doc(json_pack("[o]", cell("tmpfs", 0, 1000, 1000, 100 + i, "ok")), 4000000);
+			rb[i] = doc(json_pack("[o]", cell("tmpfs", 0, 1000, 1000, 400 + i, "ok")), 4000000);
+		}
+		ma = mgb_compare_merge_runs(ra, names, 3, err);
+		mb = mgb_compare_merge_runs(rb, names, 3, err);
+		cmp = run(ma, mb);
+		T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "n too small"), "D5: 3 runs a side: %s",
+			verdict(cmp, "writes_per_s"));
+		json_decref(ma);
+		json_decref(mb);
+		/* five runs a side decide it; each run's value is the median of its repeats (A's
+		 * outlier repeat of 1e6 stays inside its run) */
+		for (int i = 0; i < 3; i++) {
+			json_decref(ra[i]);
+			json_decref(rb[i]);
+		}
+		{
+			json_t *fa[5], *fb[5];
+			const char *five[5] = { "a1", "a2", "a3", "a4", "a5" };
+
+			for (int i = 0; i < 5; i++) {
+				fa[i] = doc(json_pack("[o, o, o]", cell("tmpfs", 0, 1000, 1000, 100 + i, "ok"),
+						      cell("tmpfs", 1, 1000, 1000, 1e6, "ok"), cell("tmpfs", 2, 1000, 1000, 100 + i, "ok")),
+					    4000000);
+				fb[i] = doc(json_pack("[o, o]", cell("tmpfs", 0, 1000, 1000, 400 + i, "ok"),
+						      cell("tmpfs", 1, 1000, 1000, 400 + i, "ok")),
+					    4000000);
+			}
+			ma = mgb_compare_merge_runs(fa, five, 5, err);
+			mb = mgb_compare_merge_runs(fb, five, 5, err);
+			json_decref(cmp);
+			cmp = run(ma, mb);
+			T_CHECK(json_array_size(json_object_get(cmp, "warnings")) == 0, "no times, no note on their order");
+			json_decref(cmp);
+			json_decref(ma);
+			json_decref(mb);
+			/* A's runs all before B's: the order is named; alternated: not */
+			for (int i = 0; i < 5; i++) {
+				char t[32];
+
+				snprintf(t, sizeof(t), "2026-12-04T10:00:%02dZ", i);
+				json_object_set_new(fa[i], "created", json_string(t));
+				snprintf(t, sizeof(t), "2026-12-04T10:00:%02dZ", 10 + i);
+				json_object_set_new(fb[i], "created", json_string(t));
+			}
+			ma = mgb_compare_merge_runs(fa, five, 5, err);
+			mb = mgb_compare_merge_runs(fb, five, 5, err);
+			cmp = run(ma, mb);
+			T_CHECK(strstr(json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)) ?: "",
+				       "all made before B's"),
+				"runs in two blocks are named: %s", json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)));
+			json_decref(cmp);
+			json_decref(ma);
+			json_decref(mb);
+			json_object_set_new(fb[0], "created", json_string("2026-12-04T10:00:01Z"));
+			ma = mgb_compare_merge_runs(fa, five, 5, err);
+			mb = mgb_compare_merge_runs(fb, five, 5, err);
+			cmp = run(ma, mb);
+			T_CHECK(json_array_size(json_object_get(cmp, "warnings")) == 0, "alternated runs: no note");
+			v = json_array_get(json_object_get(metric(cmp, "writes_per_s"), "values"), 0);
+			T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "better") && json_integer_value(json_object_get(v, "n")) == 5 &&
+					json_number_value(json_object_get(v, "value")) == 102 &&
+					json_integer_value(json_object_get(v, "runs")) == 5,
+				"5 runs a side: %s, n %lld", verdict(cmp, "writes_per_s"),
+				json_integer_value(json_object_get(v, "n")));
+			json_decref(ma);
+			json_decref(mb);
+			/* runs of one side from another machine identity are refused */
+			json_object_set_new(json_object_get(json_object_get(fa[4], "kernel"), "clocks"), "resolution_ns",
+					    json_pack("{s:i, s:i}", "monotonic", 1, "monotonic_coarse", 10000000));
+			ma = mgb_compare_merge_runs(fa, five, 5, err);
+			T_CHECK(!ma && strstr(err, "tick"), "runs of one side from two machines: %s", err);
+			for (int i = 0; i < 5; i++) {
+				json_decref(fa[i]);
+				json_decref(fb[i]);
+			}
+		}
+		json_decref(cmp);
+	}
+
+	/* D9/1d: rounds differ: a note, and absolute counts are not judged */
+	json_array_append_new(cb, cell("tmpfs", 3, 400, 2000, 403, "ok"));
+	json_object_set_new(json_array_get(cb, 0), "rounds", json_integer(2000));
+	cmp = run(a, b);
+	T_CHECK(!strcmp(verdict(cmp, "ctime_changes"), "not comparable"), "D9: changes with other rounds: %s",
+		verdict(cmp, "ctime_changes"));
+	json_decref(cmp);
+
+	/* metrics-and-guests 2: another tick: rates get no verdict, and the note names the tick */
+	json_decref(b);
+	cb = json_array();
+	for (int i = 0; i < 5; i++) {
+		json_array_append_new(cb, cell("tmpfs", i, 1000, 1000, 900 + i, "ok"));
+		json_array_append_new(json_object_get(a, "cells"), cell("tmpfs", 4 + i, 1000, 1000, 100 + i, "ok"));
+	}
+	b = doc(cb, 10000000);
+	cmp = run(a, b);
+	T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "not comparable") &&
+			strstr(json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)) ?: "", "tick"),
+		"2: another tick: %s", verdict(cmp, "writes_per_s"));
+	json_decref(cmp);
+	json_decref(b);
+
+	/* D11: per tick is a rate under another name: no verdict across machines */
+	b = json_deep_copy(a);
+	json_object_set_new(json_object_get(b, "host"), "name", json_string("guest"));
+	for (size_t i = 0; i < json_array_size(json_object_get(a, "cells")); i++) {
+		json_object_set_new(json_array_get(json_object_get(a, "cells"), i), "workload", json_string("meta"));
+		json_object_set_new(json_array_get(json_object_get(b, "cells"), i), "workload", json_string("meta"));
+		json_object_set_new(json_object_get(json_object_get(json_array_get(json_object_get(b, "cells"), i), "metrics"), "ctime"),
+				    "distinct_per_tick", json_real(0.05));
+	}
+	cmp = run(a, b);
+	T_CHECK(!strcmp(verdict(cmp, "ctime.distinct_per_tick"), "not comparable"), "D11: per tick: %s",
+		verdict(cmp, "ctime.distinct_per_tick"));
+	json_decref(cmp);
+	json_decref(b);
+	for (size_t i = 0; i < json_array_size(json_object_get(a, "cells")); i++)
+		json_object_set_new(json_array_get(json_object_get(a, "cells"), i), "workload", json_string("write"));
+
+	/* D12: 300 repeats a side are all used */
+	cb = json_array();
+	for (int i = 0; i < 300; i++)
+		json_array_append_new(cb, cell("tmpfs", i, 50, 50, i < 256 ? 1 : 1e6, "ok"));
+	b = doc(cb, 4000000);
+	cmp = run(b, b);
+	v = json_array_get(json_object_get(metric(cmp, "writes_per_s"), "values"), 0);
+	T_CHECK(json_integer_value(json_object_get(v, "n")) == 300, "D12: n %lld of 300",
+		json_integer_value(json_object_get(v, "n")));
+	json_decref(cmp);
+	json_decref(b);
+
+	/* D26: no trials is no value, not "no change" */
+	cb = json_array();
+	json_array_append_new(cb, cell("tmpfs", 0, 0, 1, 1, "ok"));
+	json_object_set_new(json_object_get(json_object_get(json_array_get(cb, 0), "metrics"), "ctime"), "rounds",
+			    json_integer(0));
+	b = doc(cb, 4000000);
+	cmp = run(b, b);
+	T_CHECK(!strcmp(verdict(cmp, "ctime.distinct_ratio"), "missing"), "D26: zero trials: %s",
+		verdict(cmp, "ctime.distinct_ratio"));
+	json_decref(cmp);
+	json_decref(b);
+
+	/* machine identity: an outer host null or absent is "not recorded" alike, and a difference
+	 * says "not recorded", not "unrecorded" vs null */
+	json_object_set_new(a, "vm", json_pack("{s:s, s:i}", "accel", "tcg", "cpus", 1));
+	b = json_deep_copy(a);
+	json_object_set_new(json_object_get(b, "vm"), "host", json_null());
+	cmp = run(a, b);
+	T_CHECK(json_array_size(json_object_get(cmp, "warnings")) == 0, "an absent and a null outer host are alike: %s",
+		json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)));
+	json_decref(cmp);
+	json_object_set_new(json_object_get(b, "vm"), "host", json_string("big"));
+	cmp = run(a, b);
+	T_CHECK(strstr(json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)) ?: "",
+		       "outer host not recorded vs \"big\""),
+		"the difference reads 'not recorded': %s", json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)));
+	json_decref(cmp);
+
+	/* two guests whose kernels were built with different timekeeping: named by option, and an
+	 * option not set reads "not set" */
+	json_object_set_new(json_object_get(b, "vm"), "host", json_null());
+	json_object_set_new(json_object_get(a, "vm"), "kernel_config",
+			    json_pack("{s:{s:s, s:s}}", "options", "CONFIG_HZ", "250", "CONFIG_HIGH_RES_TIMERS", "y"));
+	json_object_set_new(json_object_get(b, "vm"), "kernel_config",
+			    json_pack("{s:{s:s, s:n}}", "options", "CONFIG_HZ", "100", "CONFIG_HIGH_RES_TIMERS"));
+	cmp = run(a, b);
+	T_CHECK(strstr(json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)) ?: "",
+		       "CONFIG_HZ \"250\" vs \"100\"") &&
+			strstr(json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)) ?: "",
+			       "CONFIG_HIGH_RES_TIMERS \"y\" vs \"not set\""),
+		"guest configs that differ are named: %s", json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)));
+	json_decref(cmp);
+	json_decref(a);
+	json_decref(b);
+	return t_result();
+}

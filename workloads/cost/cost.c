@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cost: what fine-grained stamps cost a writer.  A write load on one file (4 KiB overwrites, or
+ * appends, optionally fsync/fdatasync every K writes) runs in phases, each with a different
+ * query stream beside it from a second thread at --poll-rate Hz:
+ *   none   no queries;
+ *   size   statx(STATX_SIZE): the same syscalls, but no flag armed (the control);
+ *   ctime  statx(CTIME|MTIME): arms the flag, so the next write takes a fine stamp and the
+ *          filesystem logs an inode update it would otherwise have skipped.
+ * Phases run interleaved (none size ctime none size ctime ...) for --cycles cycles, so drift of
+ * the machine hits all alike.  Per phase: writes/s, the journal and device counters of the target
+ * (lib/probe/fscounters.c) per 1000 writes, and the global fine stamps; per kind the median over
+ * cycles, and the ratios ctime/size and ctime/none.
+ * The load is fio (a job file per mode in workloads/cost/fio/, run once per phase) when configure
+ * found it and the backend is sync, else mgbench's own backend loop (--load picks one).
+ * Before the phases an unrecorded warm-up phase sets the length of an idle interval whose
+ * counters are recorded beside the phases' (nothing subtracted), with how busy the machine was.
+ * This file runs the phases; the load is in cost_load.c, the per-inode counts and the idle
+ * baseline in cost_counts.c, --crosstalk's other process in cost_crosstalk.c, and the medians
+ * and ratios in cost_summary.c.
+ */
+#include "config.h"
+#include "json_text.h"
+#include "stop.h"
+#include "cost.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <math.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
+
+const char *const cost_kind_names[KIND_COUNT] = { "none", "size", "ctime", "alone", "crosstalk" };
+
+static const char *const mode_choices[] = { "overwrite", "append", "fio-basic", NULL };
+static const char *const load_choices[] = { "auto", "fio", "builtin", NULL };
+static const char *const sync_choices[] = { "none", "fsync", "fdatasync", NULL };
+static const char *const poll_choices[] = { "all", "none", "size", "ctime", NULL };
+
+static const struct mgb_workload_option cost_options[] = {
+	{ "size", MGB_OPT_SIZE, offsetof(struct cost_params, size), "4096", "bytes per write", 1, 64 << 20, NULL, NULL },
+	{ "mode", MGB_OPT_STRING, offsetof(struct cost_params, mode), "overwrite",
+	  "overwrite (within --file-size), append, or fio-basic (the robot's falloc job)", 0, 0, NULL, mode_choices },
+	{ "sync", MGB_OPT_STRING, offsetof(struct cost_params, sync), "none", "none, fsync or fdatasync", 0, 0, NULL,
+	  sync_choices },
+	{ "sync-every", MGB_OPT_U64, offsetof(struct cost_params, sync_every), "1", "writes between syncs", 1, 0, NULL,
+	  NULL },
+	{ "poll", MGB_OPT_STRING, offsetof(struct cost_params, poll), "all",
+	  "query stream: all (none, size, ctime interleaved) or one", 0, 0, NULL, poll_choices },
+	{ "poll-rate", MGB_OPT_U64, offsetof(struct cost_params, poll_rate), "1000", "queries per second", 1, 1000000,
+	  NULL, NULL },
+	{ "cycles", MGB_OPT_U64, offsetof(struct cost_params, cycles), "3", "interleaved cycles of the phases", 1, 100,
+	  NULL, NULL },
+	{ "file-size", MGB_OPT_SIZE, offsetof(struct cost_params, file_size), "1m",
+	  "where overwrites wrap (file size, e.g. for btrfs)", 4096, 1ULL << 34, NULL, NULL },
+	{ "load", MGB_OPT_STRING, offsetof(struct cost_params, load), "auto",
+	  "fio, builtin, or auto (fio if configured, with --backend sync)", 0, 0, NULL, load_choices },
+	{ "nocow", MGB_OPT_BOOL, offsetof(struct cost_params, nocow), NULL,
+	  "set NOCOW on the file (chattr +C; btrfs: no copy-on-write)", 0, 0, NULL, NULL },
+	{ "crosstalk", MGB_OPT_BOOL, offsetof(struct cost_params, crosstalk), NULL,
+	  "no poller; alone and crosstalk phases (another process write+statx on a tmpfs)", 0, 0, NULL, NULL },
+	{ 0 },
+};
+
+static const struct mgb_column cost_columns[] = {
+	{ "size w/s", "size.writes_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
+	{ "ctime w/s", "ctime.writes_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
+	{ "c/size", "ctime_size_ratio", "float", MGB_BETTER_HIGHER, NULL, NULL },
+	{ "c/none", "ctime_none_ratio", "float", MGB_BETTER_HIGHER, NULL, NULL },
+	{ "jrnl/1k", "ctime.journal_per_1000", "float", MGB_BETTER_LOWER, NULL, NULL },
+	{ "+jrnl/1k", "extra_journal_per_1000", "float", MGB_BETTER_LOWER, NULL, NULL },
+	{ 0 },
+};
+
+struct poller {
+	struct mgb_ctx *ctx;
+	struct mgb_file *file;
+	unsigned want;
+	uint64_t rate;
+	atomic_bool stop;
+	atomic_uint_fast64_t polls;
+	int error;
+	pthread_t tid;
+};
+
+static void *poll_loop(void *arg)
+{
+	struct poller *p = arg;
+	struct timespec next;
+	int64_t period = MGB_NSEC_PER_SEC / (int64_t)p->rate;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!atomic_load(&p->stop)) {
+		struct mgb_stat st;
+		int r = p->ctx->be->ops->fstat(p->ctx->be, p->file, p->want, &st);
+
+		if (r < 0) {
+			p->error = r;
+			break;
+		}
+		atomic_fetch_add(&p->polls, 1);
+		next.tv_nsec += period;
+		while (next.tv_nsec >= MGB_NSEC_PER_SEC) {
+			next.tv_nsec -= MGB_NSEC_PER_SEC;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
+	return NULL;
+}
+
+/* The counter that stands for "the journal" on this filesystem, per 1000 writes. */
+static const char *journal_key(const char *fstype)
+{
+	if (!fstype)
+		return NULL;
+	if (!strcmp(fstype, "ext4"))
+		return "jbd2_handles_per_1000";
+	if (!strcmp(fstype, "xfs"))
+		return "xfs_transactions_per_1000";
+	if (!strcmp(fstype, "btrfs"))
+		return "btrfs_commits_per_1000";
+	return NULL;
+}
+
+static json_t *ns_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+/* Write latencies as a phase records them, from either load. */
+static json_t *clat_json(double mean, double p50, double p90, double p99, double p99_9)
+{
+	return MGB_JSON_PACK("{s:o, s:o, s:o, s:o, s:o}", "mean", ns_or_null(mean), "p50", ns_or_null(p50), "p90",
+			     ns_or_null(p90), "p99", ns_or_null(p99), "p99_9", ns_or_null(p99_9));
+}
+
+/*
+ * The backend's counts over one phase (io_uring's punts: the share of writes sent to a worker is
+ * a phase's figure, not the cell's, which lumps the lay-out, the warm-up and every kind
+ * together); null for a backend without counts.
+ */
+static json_t *backend_counts_delta(json_t *before, json_t *after)
+{
+	json_t *d, *v;
+	const char *key;
+
+	if (!before || !after)
+		return json_null();
+	d = json_object();
+	json_object_foreach(after, key, v) {
+		json_t *b = json_object_get(before, key);
+
+		json_object_set_new(d, key, json_is_integer(v) && json_is_integer(b)
+						    ? json_integer(json_integer_value(v) - json_integer_value(b))
+						    : json_null());
+	}
+	/* the shares, where the counts that make them are known */
+	if (json_is_integer(json_object_get(d, "punted")) && json_integer_value(json_object_get(d, "requests")) > 0)
+		json_object_set_new(d, "punted_ratio",
+				    json_real((double)json_integer_value(json_object_get(d, "punted")) /
+					      (double)json_integer_value(json_object_get(d, "requests"))));
+	if (json_is_integer(json_object_get(d, "writes_punted")) && json_integer_value(json_object_get(d, "writes")) > 0)
+		json_object_set_new(d, "writes_punted_ratio",
+				    json_real((double)json_integer_value(json_object_get(d, "writes_punted")) /
+					      (double)json_integer_value(json_object_get(d, "writes"))));
+	return d;
+}
+
+/* One phase: the load with the given query stream beside it; cycle < 0 is the warm-up. */
+static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int cycle, int64_t *wall_ns)
+{
+	struct mgb_ctx *ctx = c->ctx;
+	struct mgb_backend *be = ctx->be;
+	const struct cost_params *p = c->p;
+	struct poller poller = { .ctx = ctx, .file = &c->f, .rate = p->poll_rate };
+	struct mgb_fio_result res = { 0 };
+	struct mgb_fs_counters fc;
+	struct mgb_mg_counters mg0, mg1;
+	struct inode_counts ic;
+	json_t *counters, *inode, *ch;
+	bool polled = k == KIND_SIZE || k == KIND_CTIME;
+	struct cost_stirrer stirrer = { .pid = -1 };
+	json_t *other = NULL, *be0, *be1, *backend;
+	struct lat_stats *lat = c->fio ? NULL : malloc(sizeof(*lat));
+	json_t *clat;
+	uint64_t done = 0;
+	int64_t t0, elapsed, wall;
+	int r = 0;
+
+	if (!c->fio && !lat)
+		return mgb_err(ctx->err, "out of memory");
+	if (lat) {
+		mgb_hist_init(&lat->h);
+		lat->sum_ns = 0;
+	}
+	if (!strcmp(p->mode, "append") && (r = be->ops->ftruncate(be, &c->f, 0)) < 0) {
+		free(lat);
+		return mgb_err(ctx->err, "truncate cost.dat: %s", strerror(-r));
+	}
+	atomic_init(&poller.stop, false);
+	atomic_init(&poller.polls, 0);
+	poller.want = k == KIND_SIZE ? MGB_STAT_SIZE : MGB_STAT_TIMES;
+	if (k == KIND_CROSSTALK && cost_stirrer_start(c, &stirrer) < 0) {
+		free(lat);
+		return -1;
+	}
+	if (polled && pthread_create(&poller.tid, NULL, poll_loop, &poller) != 0) {
+		cost_stirrer_stop(&stirrer);
+		free(lat);
+		return mgb_err(ctx->err, "cannot start the poller thread");
+	}
+	/* The phase starts once the stream runs: on a busy machine the thread may wait for a CPU. */
+	while (polled && atomic_load(&poller.polls) == 0 && !poller.error && !mgb_stop_requested())
+		sched_yield();
+	cost_inode_counts_begin(&ic, c);
+	mgb_fs_counters_begin(&fc, ctx->target);
+	mgb_mg_counters_read(&mg0);
+	be0 = be->ops->counts ? be->ops->counts(be) : NULL;
+	if (stirrer.shared)
+		cost_stirrer_begin(&stirrer);
+	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+	if (c->fio) {
+		r = cost_fio_load(c, &res);
+		done = res.write_ios;
+	} else {
+		r = cost_builtin_load(c, &done, lat);
+	}
+	wall = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+	/* fio's own rate covers its writes, not its start-up (its runtime has ms resolution) */
+	elapsed = c->fio ? res.runtime_ns : wall;
+	mgb_mg_counters_read(&mg1);
+	be1 = be->ops->counts ? be->ops->counts(be) : NULL;
+	backend = backend_counts_delta(be0, be1);
+	json_decref(be0);
+	json_decref(be1);
+	if (stirrer.shared)
+		other = cost_stirrer_end(&stirrer, wall);
+	counters = mgb_fs_counters_end(&fc, done);
+	inode = cost_inode_counts_end(&ic, done, wall, ctx->clock ? ctx->clock->coarse_tick_ns : 0);
+	atomic_store(&poller.stop, true);
+	if (polled)
+		pthread_join(poller.tid, NULL);
+	cost_stirrer_stop(&stirrer);
+	*wall_ns = wall;
+	/* distinct stamps of the file per second of its load: what others' fine stamps did to it */
+	ch = json_object_get(inode, "ctime_changes");
+	json_object_set_new(inode, "ctime_changes_per_s",
+			    json_is_integer(ch) ? json_real(mgb_per_s((uint64_t)json_integer_value(ch), elapsed))
+						: json_null());
+	/* one key for both loads: fio's write.clat_ns, or the builtin loop's own timing */
+	if (c->fio)
+		clat = clat_json(res.clat_mean_ns, res.clat_p50_ns, res.clat_p90_ns, res.clat_p99_ns, res.clat_p99_9_ns);
+	else if (lat->h.n)
+		clat = clat_json(lat->sum_ns / (double)lat->h.n, (double)mgb_hist_quantile(&lat->h, 0.5),
+				 (double)mgb_hist_quantile(&lat->h, 0.9), (double)mgb_hist_quantile(&lat->h, 0.99),
+				 (double)mgb_hist_quantile(&lat->h, 0.999));
+	else
+		clat = json_null();
+	free(lat);
+	if (cycle >= 0 && r == 0) {
+		json_array_append_new(
+			phases, MGB_JSON_PACK("{s:s, s:i, s:I, s:I, s:I, s:f, s:I, s:o, s:o, s:o, s:o, s:o}", "kind",
+					      cost_kind_names[k], "cycle", cycle, "writes", (json_int_t)done, "elapsed_ns",
+					      (json_int_t)elapsed, "window_ns", (json_int_t)wall, "writes_per_s",
+					      c->fio ? res.write_iops : mgb_per_s(done, elapsed), "polls",
+					      (json_int_t)atomic_load(&poller.polls), "multigrain",
+					      mgb_mg_counters_delta_json(&mg0, &mg1), "counters", counters, "inode", inode,
+					      "fio", c->fio ? mgb_fio_result_json(&res) : json_null(), "write_clat_ns", clat));
+		json_object_set_new(json_array_get(phases, json_array_size(phases) - 1), "backend", backend);
+		/* the other process's own counts: whether it had a CPU at all in this window */
+		if (other)
+			json_object_set_new(json_array_get(phases, json_array_size(phases) - 1), "other_process", other);
+	} else {
+		json_decref(counters), json_decref(inode), json_decref(clat), json_decref(other);
+		json_decref(backend);
+	}
+	mgb_fio_result_free(&res);
+	if (r == 0 && poller.error)
+		r = poller.error;
+	if (r < 0 && c->fio && !poller.error)
+		return -1; /* cost_fio_load said why */
+	if (r < 0)
+		return mgb_err(ctx->err, "cost.dat after %llu writes (%s phase): %s", (unsigned long long)done,
+			       cost_kind_names[k], strerror(-r));
+	return 0;
+}
+
+/* --nocow: FS_NOCOW_FL on the still empty file (btrfs honours it only before data exists). */
+static json_t *apply_nocow(struct cost_cell *c)
+{
+	int flags = 0;
+
+	if (!c->p->nocow)
+		return json_null();
+	if (c->f.fd < 0 || ioctl(c->f.fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return json_false();
+	flags |= FS_NOCOW_FL;
+	if (ioctl(c->f.fd, FS_IOC_SETFLAGS, &flags) < 0 || ioctl(c->f.fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return json_false();
+	return json_boolean(flags & FS_NOCOW_FL);
+}
+
+/*
+ * Before the phases, for both loads: the file as the mode needs it, outside any measured window
+ * (overwrite: written once; fio-basic: one fallocate of it all, as the robot's fallocate=posix
+ * layout pass does).  fio finds it the right size and leaves it alone.
+ */
+static int lay_out(struct cost_cell *c)
+{
+	struct mgb_backend *be = c->ctx->be;
+	const struct cost_params *p = c->p;
+	int r = 0;
+
+	if (!strcmp(p->mode, "append"))
+		return 0;
+	if (!strcmp(p->mode, "fio-basic"))
+		r = be->ops->fallocate(be, &c->f, 0, (off_t)c->file_size);
+	for (off_t off = 0; r >= 0 && !strcmp(p->mode, "overwrite") && off < (off_t)c->file_size;
+	     off += (off_t)p->size) {
+		ssize_t n = be->ops->pwrite(be, &c->f, c->buf, p->size, off);
+
+		r = n < 0 ? (int)n : 0;
+	}
+	if (r == 0)
+		r = be->ops->fsync(be, &c->f);
+	/* ramfs cannot fallocate: a fact about the filesystem, not a failure */
+	if (r == -EOPNOTSUPP)
+		c->ctx->unsupported = true;
+	return r < 0 ? mgb_err(c->ctx->err, "laying out cost.dat: %s", strerror(-r)) : 0;
+}
+
+static int cost_prepare(struct cost_cell *c)
+{
+	struct mgb_ctx *ctx = c->ctx;
+	struct mgb_backend *be = ctx->be;
+	const struct cost_params *p = c->p;
+	struct mgb_stat st;
+	const char *tmp = ctx->session && ctx->session->tmpdir ? ctx->session->tmpdir : getenv("TMPDIR");
+	int r;
+
+	if (cost_pick_load(c) < 0)
+		return -1;
+	if (p->crosstalk) {
+		char err[MGB_ERR_LEN];
+
+		if (!ctx->session)
+			return mgb_err(ctx->err, "--crosstalk needs --fs: a --dir run cannot make a second filesystem");
+		if (mgb_target_scratch(ctx->session, mgb_fs_type_find("tmpfs"), &c->other, err) < 0)
+			return mgb_err(ctx->err, "--crosstalk: the other filesystem: %s", err);
+		c->other_up = true;
+	}
+	if (c->fio) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s.fio", p->mode);
+		if (mgb_fio_job_path(name, c->job, sizeof(c->job), ctx->err) < 0)
+			return -1;
+		snprintf(c->workdir, sizeof(c->workdir), "%s/mgbench-fio.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(c->workdir)) {
+			*c->workdir = 0;
+			return mgb_err(ctx->err, "a directory for fio's output: %s", strerror(errno));
+		}
+		snprintf(c->path, sizeof(c->path), "%s/cost.dat", ctx->target->path);
+	}
+	if (!strcmp(p->mode, "fio-basic") && mgb_require_op(ctx, fallocate))
+		return -1;
+	if (c->fio && mgb_require_op(ctx, stat))
+		return -1;
+	r = be->ops->open(be, "cost.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &c->f);
+	if (r < 0) {
+		c->f.fd = -1;
+		return mgb_err(ctx->err, "open cost.dat: %s", strerror(-r));
+	}
+	json_object_set_new(ctx->metrics, "nocow_in_effect", apply_nocow(c));
+	r = be->ops->fstat(be, &c->f, MGB_STAT_SIZE, &st);
+	if (r < 0)
+		return mgb_err(ctx->err, "stat cost.dat: %s", strerror(-r));
+	c->ino = st.ino;
+	return lay_out(c);
+}
+
+/* The medians over cycles of the phases' write latency percentiles. */
+static json_t *clat_medians(json_t *phases, enum cost_kind k)
+{
+	return MGB_JSON_PACK("{s:o, s:o, s:o}", "p50", cost_median_json(cost_over_cycles(phases, k, "p50", "write_clat_ns")),
+			     "p99", cost_median_json(cost_over_cycles(phases, k, "p99", "write_clat_ns")), "p99_9",
+			     cost_median_json(cost_over_cycles(phases, k, "p99_9", "write_clat_ns")));
+}
+
+/* Per kind the medians; then the ratios against the controls of the same run. */
+static void put_summary(struct mgb_ctx *ctx, json_t *phases, const char *journal, bool crosstalk)
+{
+	json_t *per_kind[KIND_COUNT] = { 0 };
+	double rate[KIND_COUNT];
+	enum cost_kind lo = crosstalk ? KIND_ALONE : KIND_NONE, hi = crosstalk ? KIND_CROSSTALK : KIND_CTIME;
+	/* the kind that costs, and the control it is measured against */
+	enum cost_kind cost = crosstalk ? KIND_CROSSTALK : KIND_CTIME, control = crosstalk ? KIND_ALONE : KIND_SIZE;
+
+	for (enum cost_kind k = lo; k <= hi; k++) {
+		json_t *wps = cost_over_cycles(phases, k, "writes_per_s", NULL);
+		json_t *w;
+
+		per_kind[k] = MGB_JSON_PACK("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "writes_per_s",
+					    cost_median_json(json_incref(wps)), "writes_per_s_spread", wps, "journal_per_1000",
+					    journal ? cost_median_json(cost_over_cycles(phases, k, journal, "counters")) : json_null(),
+					    "counters_per_1000", cost_per_1000_medians(phases, k, "counters"),
+					    "ctime_changes_per_1000",
+					    cost_median_json(cost_over_cycles(phases, k, "ctime_changes_per_1000", "inode")),
+					    "ctime_changes_per_s",
+					    cost_median_json(cost_over_cycles(phases, k, "ctime_changes_per_s", "inode")),
+					    "queried_changes_per_1000",
+					    cost_median_json(cost_over_cycles(phases, k, "queried_changes_per_1000", "inode")),
+					    "write_clat_ns", clat_medians(phases, k));
+		w = json_object_get(per_kind[k], "writes_per_s");
+		rate[k] = json_is_number(w) ? json_number_value(w) : NAN;
+		json_object_set_new(ctx->metrics, cost_kind_names[k], per_kind[k]);
+	}
+	{
+		json_t *jc = json_object_get(per_kind[cost], "journal_per_1000");
+		json_t *js = json_object_get(per_kind[control], "journal_per_1000");
+
+		if (crosstalk) {
+			json_object_set_new(ctx->metrics, "crosstalk_alone_ratio",
+					    cost_ratio_json(rate[KIND_CROSSTALK], rate[KIND_ALONE]));
+		} else {
+			json_object_set_new(ctx->metrics, "ctime_size_ratio",
+					    cost_ratio_json(rate[KIND_CTIME], rate[KIND_SIZE]));
+			json_object_set_new(ctx->metrics, "ctime_none_ratio",
+					    cost_ratio_json(rate[KIND_CTIME], rate[KIND_NONE]));
+		}
+		json_object_set_new(ctx->metrics, "journal", journal ? json_string(journal) : json_null());
+		json_object_set_new(ctx->metrics, "extra_journal_per_1000",
+				    json_is_number(jc) && json_is_number(js)
+					    ? json_real(json_number_value(jc) - json_number_value(js))
+					    : json_null());
+		json_object_set_new(ctx->metrics, "extra_counters_per_1000",
+				    cost_extra_per_1000(json_object_get(per_kind[cost], "counters_per_1000"),
+						   json_object_get(per_kind[control], "counters_per_1000")));
+	}
+}
+
+/*
+ * The counters the kernel advances on its own clock when nothing syncs: the jbd2 commit timer,
+ * xfs's CIL push and log forces, btrfs's transaction commit, the flusher's block writes.  In a
+ * phase they are whatever that clock did during it, not the phase's own work; with --sync fsync
+ * or fdatasync each write drives them.  Named here so that a reader does not sum them with the
+ * synchronous counts.
+ */
+static json_t *asynchronous_counters(const struct cost_params *p)
+{
+	static const char *const timed[] = { "jbd2_transactions", "xfs_log_writes", "xfs_log_forces",
+					     "btrfs_commits", "block_writes", "block_sectors", "block_flushes" };
+	json_t *a = json_array();
+
+	for (size_t i = 0; !strcmp(p->sync, "none") && i < MGB_ARRAY_SIZE(timed); i++)
+		json_array_append_new(a, json_string(timed[i]));
+	return a;
+}
+
+static int cost_run(struct mgb_ctx *ctx)
+{
+	const struct cost_params *p = ctx->params;
+	const char *journal = journal_key(ctx->target->fstype);
+	struct cost_cell c = { .ctx = ctx, .p = p, .f = { .fd = -1 } };
+	json_t *phases = json_array(), *idle = NULL;
+	int64_t warm_ns = 0;
+	int r;
+
+	if (mgb_require_op(ctx, pwrite) || mgb_require_op(ctx, fstat) || mgb_require_op(ctx, fsync) ||
+	    mgb_require_op(ctx, ftruncate))
+		return -1;
+	c.file_size = !strcmp(p->mode, "fio-basic") ? ctx->rounds * p->size : p->file_size;
+	c.buf = malloc(p->size);
+	if (!c.buf)
+		return mgb_err(ctx->err, "out of memory");
+	memset(c.buf, 'c', p->size);
+	r = cost_prepare(&c);
+	/* The warm-up (not recorded) gives the idle interval its length: one phase's. */
+	if (r == 0)
+		r = run_phase(&c, KIND_NONE, phases, -1, &warm_ns);
+	if (r == 0)
+		idle = cost_idle_interval(&c, warm_ns, ctx->rounds);
+	if (r == 0)
+		mgb_measure_begin(ctx);
+	for (unsigned cy = 0; cy < p->cycles && r == 0 && !mgb_stop_requested(); cy++)
+		for (enum cost_kind k = 0; k < KIND_COUNT && r == 0; k++)
+			if (p->crosstalk ? k >= KIND_ALONE
+					 : k < KIND_ALONE && (!strcmp(p->poll, "all") || !strcmp(p->poll, cost_kind_names[k])))
+				r = run_phase(&c, k, phases, (int)cy, &warm_ns);
+	if (ctx->measured_begun)
+		mgb_measure_end(ctx);
+	if (c.f.fd >= 0 || c.f.priv)
+		ctx->be->ops->close(ctx->be, &c.f);
+	if (*c.workdir)
+		rmdir(c.workdir);
+	if (c.other_up)
+		mgb_target_down(&c.other);
+	free(c.buf);
+	if (r < 0) {
+		json_decref(phases);
+		json_decref(idle);
+		return -1;
+	}
+	json_object_set_new(ctx->metrics, "load",
+			    MGB_JSON_PACK("{s:s, s:o, s:o}", "name", c.fio ? "fio" : "builtin", "job",
+					  c.fio ? mgb_json_text(c.job) : json_null(), "fio_version",
+					  c.fio ? json_string(c.fio_version) : json_null()));
+	json_object_set_new(ctx->metrics, "file_size_bytes", json_integer((json_int_t)c.file_size));
+	json_object_set_new(ctx->metrics, "idle", idle);
+	put_summary(ctx, phases, journal, p->crosstalk);
+	json_object_set_new(ctx->metrics, "asynchronous_counters", asynchronous_counters(p));
+	json_object_set_new(ctx->metrics, "phases", phases);
+	return 0;
+}
+
+const struct mgb_workload mgb_workload_cost = {
+	.name = "cost",
+	.summary = "write load with and without a flag-arming query stream",
+	.options = cost_options,
+	.params_size = sizeof(struct cost_params),
+	.default_rounds = 20000,
+	.columns = cost_columns,
+	.run = cost_run,
+};

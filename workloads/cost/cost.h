@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The cost workload's parts (workloads/cost*.c): what they share. */
+#ifndef MGB_COST_H
+#define MGB_COST_H
+
+#include "fio.h"
+#include "histogram.h"
+#include "workload.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+struct cost_params {
+	uint64_t size;
+	const char *mode;
+	const char *sync;
+	uint64_t sync_every;
+	const char *poll;
+	uint64_t poll_rate;
+	uint64_t cycles;
+	uint64_t file_size;
+	const char *load;
+	bool nocow;
+	bool crosstalk;
+};
+
+/* none/size/ctime: the query streams; alone/crosstalk: --crosstalk's phases (nobody queries). */
+enum cost_kind { KIND_NONE, KIND_SIZE, KIND_CTIME, KIND_ALONE, KIND_CROSSTALK, KIND_COUNT };
+extern const char *const cost_kind_names[KIND_COUNT];
+
+#define MAX_CYCLES 100
+
+/* What the phases of one cell share. */
+struct cost_cell {
+	struct mgb_ctx *ctx;
+	const struct cost_params *p;
+	struct mgb_file f;
+	char *buf;
+	uint64_t ino;
+	uint64_t file_size; /* where writes wrap: --file-size, or --rounds x --size for fio-basic */
+	bool fio;
+	char job[2048];     /* fio's job file */
+	char workdir[2048]; /* fio's output, outside the target */
+	char path[2048];    /* cost.dat, for fio */
+	char fio_version[32];
+	struct mgb_target other; /* --crosstalk: the other process's filesystem */
+	bool other_up;
+};
+
+/*
+ * mgbench's own loop: rounds writes (or fallocates, for fio-basic) of the load mode, each timed
+ * like fio's clat (the call alone, not its sync): two vDSO clock reads, 25 ns each here, some
+ * 6 % of a 0.8 us write.
+ */
+struct lat_stats {
+	struct mgb_hist h;
+	double sum_ns;
+};
+
+/*
+ * Per-inode tracepoint counts: ctime changes (each swap of the stored ctime: timestamp:ctime_ns_xchg),
+ * those of them whose old stamp had been queried (its I_CTIME_QUERIED bit 31 set: a write that
+ * followed a query, the one that costs a fine stamp), and c/mtime queries (fill_mg_cmtime).
+ * Other processes' fine stamps lift the global floor, which changes an unqueried file's coarse
+ * stamp too; only the queried changes are this file's own queries' doing.
+ */
+struct inode_counts {
+	struct mgb_tracecount changes, queried, queries;
+	int64_t changes0, queried0, queries0;
+};
+
+/* the load (cost_load.c) */
+int cost_do_sync(struct mgb_backend *be, struct mgb_file *f, const struct cost_params *p);
+int cost_fio_load(struct cost_cell *c, struct mgb_fio_result *res);
+int cost_builtin_load(struct cost_cell *c, uint64_t *done, struct lat_stats *lat);
+int cost_pick_load(struct cost_cell *c);
+
+/* what was counted (cost_counts.c) */
+void cost_inode_counts_begin(struct inode_counts *ic, const struct cost_cell *c);
+/* The counts since begin, per 1000 of `writes`; elapsed_ns and tick_ns (0 if unknown) bound
+ * how many queried changes were tick-boundary changes rather than fine stamps. */
+json_t *cost_inode_counts_end(struct inode_counts *ic, uint64_t writes, int64_t elapsed_ns, int64_t tick_ns);
+json_t *cost_idle_interval(struct cost_cell *c, int64_t len_ns, uint64_t per);
+
+/* --crosstalk (cost_crosstalk.c): the other process, and what it did in a phase's window */
+struct cost_stirrer {
+	pid_t pid;
+	struct cost_stirrer_counts *shared; /* counted by the other process */
+	uint64_t rounds0, changes0;         /* at the window's start */
+};
+int cost_stirrer_start(struct cost_cell *c, struct cost_stirrer *s);
+void cost_stirrer_begin(struct cost_stirrer *s);
+/* {rounds, ctime_changes, rounds_per_s, ctime_changes_per_s} since cost_stirrer_begin */
+json_t *cost_stirrer_end(const struct cost_stirrer *s, int64_t elapsed_ns);
+void cost_stirrer_stop(struct cost_stirrer *s); /* also after a failed start */
+
+/* the summary (cost_summary.c) */
+json_t *cost_over_cycles(json_t *phases, enum cost_kind k, const char *key, const char *sub);
+double cost_median_of(json_t *o);
+json_t *cost_median_json(json_t *spread);
+json_t *cost_ratio_json(double a, double b);
+json_t *cost_per_1000_medians(json_t *phases, enum cost_kind k, const char *sub);
+json_t *cost_extra_per_1000(json_t *ctime, json_t *size);
+
+#endif
