@@ -218,8 +218,9 @@ int main(void)
 		json_decref(doc);
 
 		/*
-		 * compare tests the distinct change (p far below alpha) but gives a TCG guest against
-		 * the host no verdict: a coarse distinct ratio is elapsed ticks over rounds, a timing
+		 * compare tests the distinct change (p far below alpha); a TCG guest against the host
+		 * gets no verdict on rates, and on the coarse distinct ratio (elapsed ticks over rounds,
+		 * a timing) one only on a gap of 0.5 and a tick that is the same
 		 */
 		char vm612[512], host[512];
 

@@ -274,5 +274,40 @@ int main(void)
 	json_decref(cmp);
 	json_decref(a);
 	json_decref(b);
+
+	/* an unpatched and a patched guest, one run each: their configs differ but not their tick, so a
+	 * coarse distinct ratio's gap of 0.5 is judged; a smaller gap, or another tick, is not */
+	{
+		struct {
+			double base, side;
+			int tick;
+			const char *want;
+		} cases[] = { { 3, 1000, 4000000, "better" },
+			      { 3, 200, 4000000, "no change" },
+			      { 3, 1000, 10000000, "not comparable" } };
+
+		for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+			ca = json_array();
+			cb = json_array();
+			json_array_append_new(ca, cell("tmpfs", 0, cases[k].base, 1000, 100, "ok"));
+			json_object_set_new(json_object_get(json_array_get(ca, 0), "multigrain"), "in_effect", json_false());
+			json_array_append_new(cb, cell("tmpfs", 0, cases[k].side, 1000, 100, "ok"));
+			a = doc(ca, 4000000);
+			b = doc(cb, cases[k].tick);
+			json_object_set_new(a, "vm", json_pack("{s:s, s:i, s:{s:{s:s}}}", "accel", "tcg", "cpus", 1,
+							       "kernel_config", "options", "CONFIG_PREEMPT_VOLUNTARY", "y"));
+			json_object_set_new(b, "vm", json_pack("{s:s, s:i, s:{s:{s:n}}}", "accel", "tcg", "cpus", 1,
+							       "kernel_config", "options", "CONFIG_PREEMPT_VOLUNTARY"));
+			cmp = run(a, b);
+			T_CHECK(!strcmp(verdict(cmp, "ctime.distinct_ratio"), cases[k].want),
+				"coarse %g vs %g of 1000, tick %d: %s (want %s)", cases[k].base, cases[k].side,
+				cases[k].tick, verdict(cmp, "ctime.distinct_ratio"), cases[k].want);
+			T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "not comparable"),
+				"a rate across configs stays unjudged: %s", verdict(cmp, "writes_per_s"));
+			json_decref(cmp);
+			json_decref(a);
+			json_decref(b);
+		}
+	}
 	return t_result();
 }
