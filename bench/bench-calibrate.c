@@ -14,7 +14,6 @@
 #include "bench.h"
 
 #include <jansson.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define RUNS 40    /* 31 comparisons per case and order: a run takes about a second */
@@ -27,22 +26,7 @@ static const char *bin;
 
 static int mgbench(char *const args[], const char *out)
 {
-	int status;
-	pid_t pid;
-
-	fflush(stdout); /* or the child repeats what is buffered */
-	pid = fork();
-
-	if (pid == 0) {
-		if (out && !freopen(out, "w", stdout))
-			_exit(127);
-		if (!out && !freopen("/dev/null", "w", stdout))
-			_exit(127);
-		execv(bin, args);
-		_exit(127);
-	}
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return bench_mgbench(bin, (const char *const *)args, out, NULL);
 }
 
 static int make_doc(const char *workload, const char *fs, const char *extra, int i, char *path, size_t len)

@@ -5,6 +5,7 @@
  * document.  The cells are real: one short run, its cells repeated under new repeat indices.
  */
 #include "config.h"
+#include "bench.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -14,7 +15,6 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <fcntl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,21 +31,12 @@ static double now(void)
 /* Run mgbench with args; print its time and peak RSS under name. */
 static int timed(const char *name, char *const args[])
 {
-	struct rusage ru;
+	struct rusage ru = { 0 };
 	double t0 = now();
-	int status;
-	pid_t pid = fork();
+	int code = bench_mgbench(args[0], (const char *const *)args, NULL, &ru);
 
-	if (pid == 0) {
-		int null = open("/dev/null", 1);
-
-		dup2(null, 1);
-		execv(args[0], args);
-		_exit(127);
-	}
-	wait4(pid, &status, 0, &ru);
 	printf("%-34s %7.3f s  %7.1f MiB peak\n", name, now() - t0, (double)ru.ru_maxrss / 1024.0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	return code < 0 ? 1 : code;
 }
 
 int main(void)

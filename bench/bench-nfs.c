@@ -8,12 +8,12 @@
  * Reported, not judged: exits 1 only if a run fails.
  */
 #include "config.h"
+#include "bench.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define REPEATS 3
@@ -56,14 +56,9 @@ static void run_variant(const char *bin, struct variant *v, const char *fs, int 
 	const char *argv[] = { "mgbench", "run", v->workload, "--fs", fs, "--backend", v->backend, "--rounds",
 			       v->rounds, "-q", "-o", out, NULL };
 	json_t *doc, *cell;
-	int status;
-	pid_t pid = fork();
+	int status = bench_mgbench(bin, argv, "-", NULL);
 
-	if (pid == 0) {
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	if (status != 0) {
 		fprintf(stderr, "bench-nfs: %s on %s failed (status %d)\n", v->label, fs, status);
 		exit(1);
 	}

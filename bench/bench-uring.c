@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define REPEATS 3
@@ -95,17 +94,12 @@ static void run_variant(const char *bin, struct variant *v, const char *fs, int 
 	size_t n = 8;
 	json_t *doc, *cell, *bm;
 	int status;
-	pid_t pid;
 
 	for (size_t i = 0; i < MAX_ARGS && v->args[i]; i++)
 		argv[n++] = v->args[i];
 	argv[n] = NULL;
-	pid = fork();
-	if (pid == 0) {
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	status = bench_mgbench(bin, argv, "-", NULL);
+	if (status != 0) {
 		fprintf(stderr, "bench-uring: %s %s on %s failed (status %d)\n", v->group, v->label, fs, status);
 		exit(1);
 	}

@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define PAIRS 11
@@ -60,20 +59,14 @@ static double bare_loop(const char *dir, unsigned long rounds)
 /* Run mgbench as a child; returns its writes/s from the result document, and its peak RSS in KiB. */
 static double mgbench_write(const char *bin, const char *rounds, const char *out, long *maxrss_kib)
 {
-	struct rusage ru;
-	int status;
-	pid_t pid = fork();
+	const char *const argv[] = { "mgbench", "run", "write", "--fs", "tmpfs", "--query", "every", "--size", "4096",
+				     "--rounds", rounds, "-q", "-o", out, NULL };
+	struct rusage ru = { 0 };
+	int status = bench_mgbench(bin, argv, "-", &ru);
 	json_t *doc;
 	double ops;
 
-	if (pid == 0) {
-		char *const argv[] = { "mgbench", "run", "write", "--fs", "tmpfs", "--query", "every", "--size", "4096",
-				       "--rounds", (char *)rounds, "-q", "-o", (char *)out, NULL };
-
-		execv(bin, argv);
-		_exit(127);
-	}
-	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	if (status != 0) {
 		fprintf(stderr, "bench: mgbench run failed (status %d)\n", status);
 		exit(1);
 	}

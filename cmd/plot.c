@@ -5,6 +5,7 @@
 #include "doc.h"
 #include "mgbench.h"
 #include "plot.h"
+#include "proc.h"
 #include "result.h"
 #include "util.h"
 #include "workload.h"
@@ -76,37 +77,27 @@ static int kind_of(const char *s, enum mgb_plot_kind *k)
 /* Run gnuplot on the script with its standard output on out_fd; 0 when it exited 0. */
 static int run_gnuplot(const char *script, size_t len, int out_fd, char *err)
 {
-	int pfd[2], status;
-	pid_t pid;
+	const char *const argv[] = { GNUPLOT_PATH, NULL };
+	struct mgb_proc_spec spec = { .argv = argv, .in = MGB_PROC_PIPE, .out = MGB_PROC_FD, .out_fd = out_fd,
+				      .err = MGB_PROC_INHERIT };
+	struct mgb_proc child;
+	int status;
 
 	if (!*GNUPLOT_PATH || access(GNUPLOT_PATH, X_OK) < 0)
 		return mgb_err(err, "gnuplot not found%s%s: install Debian's gnuplot-nox and reconfigure",
 			       *GNUPLOT_PATH ? " at " : "", GNUPLOT_PATH);
-	if (pipe(pfd) < 0)
-		return mgb_err(err, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		return mgb_err(err, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		dup2(pfd[0], STDIN_FILENO);
-		dup2(out_fd, STDOUT_FILENO);
-		close(pfd[0]);
-		close(pfd[1]);
-		execl(GNUPLOT_PATH, "gnuplot", (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[0]);
+	if (mgb_proc_start(&spec, &child, err) < 0)
+		return -1;
 	for (size_t off = 0; off < len;) {
-		ssize_t n = write(pfd[1], script + off, len - off);
+		ssize_t n = write(child.in, script + off, len - off);
 
 		if (n <= 0)
 			break;
 		off += (size_t)n;
 	}
-	close(pfd[1]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return mgb_err(err, "waitpid: %s", strerror(errno));
+	close(child.in);
+	if (mgb_proc_wait(child.pid, &status, err) < 0)
+		return -1;
 	if (WIFSIGNALED(status))
 		return mgb_err(err, "gnuplot was killed by signal %d", WTERMSIG(status));
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)

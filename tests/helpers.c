@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "helpers.h"
+#include "proc.h"
 #include "target.h"
 #include "util.h"
 
@@ -75,15 +76,38 @@ _Noreturn void t_exec_as_nobody(const char *const argv[])
 	_exit(127);
 }
 
+struct child_setup {
+	void (*fn)(void *);
+	void *arg;
+	bool nobody;
+	const char *const *argv;
+};
+
+/* In the child, last before exec: the test's own setup, and for a user's run, nobody. */
+static void mgbench_child(void *arg)
+{
+	const struct child_setup *c = arg;
+
+	if (c->fn)
+		c->fn(c->arg);
+	if (c->nobody)
+		t_exec_as_nobody(c->argv);
+}
+
 static void run_mgbench(struct t_output *o, const char *const args[], void (*child_setup)(void *), void *arg,
 			bool nobody)
 {
 	const char *bin = getenv("MGBENCH");
 	char outtmp[] = "/tmp/mgbench-test-out.XXXXXX", errtmp[] = "/tmp/mgbench-test-err.XXXXXX";
-	int ofd = mkstemp(outtmp), efd = mkstemp(errtmp), status;
+	int ofd = mkstemp(outtmp), efd = mkstemp(errtmp), status = 0;
 	const char *argv[64];
 	size_t n = 0;
-	pid_t pid;
+	struct child_setup setup = { child_setup, arg, nobody, argv };
+	/* stdin stays the test's, as it always was: an interactive check may need it */
+	struct mgb_proc_spec spec = { .argv = argv, .in = MGB_PROC_INHERIT, .out = MGB_PROC_FD, .out_fd = ofd,
+				      .err = MGB_PROC_FD, .err_fd = efd, .setup = mgbench_child, .setup_arg = &setup };
+	struct mgb_proc child;
+	char err[MGB_ERR_LEN];
 
 	unlink(outtmp);
 	unlink(errtmp);
@@ -91,18 +115,10 @@ static void run_mgbench(struct t_output *o, const char *const args[], void (*chi
 	for (size_t i = 0; args[i] && n < 63; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
-	pid = fork();
-	if (pid == 0) {
-		dup2(ofd, STDOUT_FILENO);
-		dup2(efd, STDERR_FILENO);
-		if (child_setup)
-			child_setup(arg);
-		if (nobody)
-			t_exec_as_nobody(argv);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
+	if (mgb_proc_start(&spec, &child, err) < 0 || mgb_proc_wait(child.pid, &status, err) < 0) {
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], err);
+		status = 127 << 8;
 	}
-	waitpid(pid, &status, 0);
 	o->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	lseek(ofd, 0, SEEK_SET);
 	lseek(efd, 0, SEEK_SET);
@@ -112,6 +128,29 @@ static void run_mgbench(struct t_output *o, const char *const args[], void (*chi
 	close(efd);
 	if (getenv("MGBENCH_TEST_VERBOSE"))
 		fprintf(stderr, "$ %s ... -> %d\n%s%s", argv[1], o->status, o->out, o->err);
+}
+
+pid_t t_mgbench_start(const char *const args[], const char *out, const char *err)
+{
+	const char *argv[64] = { getenv("MGBENCH") ?: "./mgbench" };
+	int ofd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	int efd = err && out && !strcmp(err, out) ? ofd : err ? open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	struct mgb_proc_spec spec = { .argv = argv, .in = MGB_PROC_INHERIT, .out = ofd >= 0 ? MGB_PROC_FD : MGB_PROC_NULL,
+				      .out_fd = ofd, .err = efd >= 0 ? MGB_PROC_FD : MGB_PROC_INHERIT, .err_fd = efd };
+	struct mgb_proc child;
+	char why[MGB_ERR_LEN];
+	size_t n = 1;
+
+	for (size_t i = 0; args[i] && n < 63; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	if (mgb_proc_start(&spec, &child, why) < 0)
+		fprintf(stderr, "cannot start %s: %s\n", argv[0], why);
+	if (ofd >= 0)
+		close(ofd);
+	if (efd >= 0 && efd != ofd)
+		close(efd);
+	return child.pid;
 }
 
 void t_mgbench_with(struct t_output *o, const char *const args[], void (*child_setup)(void *), void *arg)

@@ -51,6 +51,9 @@ void t_mgbench_with(struct t_output *o, const char *const args[], void (*child_s
 /* The same as uid/gid 65534 (nobody), the binary reached through a descriptor opened as root:
  * a tree cloned under a 0700 directory (mktemp -d) is not reachable by path for nobody. */
 void t_mgbench_as_nobody(struct t_output *o, const char *const args[]);
+/* Start $MGBENCH with args in the background, for a test that signals the run: stdout into the
+ * file out (NULL: /dev/null), stderr into err (NULL: the test's own; out again if the same). */
+pid_t t_mgbench_start(const char *const args[], const char *out, const char *err);
 /* In a forked child: become nobody and exec argv[0] that way (126/127 if that fails). */
 _Noreturn void t_exec_as_nobody(const char *const argv[]);
 void t_output_free(struct t_output *o);

@@ -102,20 +102,18 @@ static unsigned fio_processes(const char *mark)
 
 static void interrupt_stops_fio(void)
 {
-	const char *path = t_result_path("fio-int.json"), *bin = getenv("MGBENCH") ?: "./mgbench";
+	const char *path = t_result_path("fio-int.json");
 	const char *tmp = getenv("TMPDIR") ?: "/tmp";
 	struct t_host before;
 	int status, waited = 0;
 	pid_t pid;
 
 	t_host_snapshot(&before);
-	pid = fork();
-	if (pid == 0) {
-		if (!freopen("/dev/null", "w", stdout))
-			_exit(127);
-		execl(bin, bin, "run", "cost", "--load", "fio", "--fs", "ext4", "--rounds", "100000000", "--poll", "ctime",
-		      "-q", "-o", path, (char *)NULL);
-		_exit(127);
+	{
+		const char *args[] = { "run", "cost", "--load", "fio", "--fs", "ext4", "--rounds", "100000000", "--poll",
+				       "ctime", "-q", "-o", path, NULL };
+
+		pid = t_mgbench_start(args, NULL, NULL);
 	}
 	while (fio_processes(tmp) == 0 && waited++ < 500)
 		usleep(20 * 1000);

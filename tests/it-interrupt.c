@@ -17,17 +17,10 @@
 
 static pid_t start_run(const char *path)
 {
-	const char *bin = getenv("MGBENCH") ?: "./mgbench";
-	pid_t pid = fork();
+	const char *args[] = { "run", "write", "--fs", "xfs,ext4", "--rounds", "1000000000", "-o", path, "-q", NULL };
+	pid_t pid = t_mgbench_start(args, NULL, NULL);
 	int waited = 0;
 
-	if (pid == 0) {
-		if (!freopen("/dev/null", "w", stdout))
-			_exit(127);
-		execl(bin, bin, "run", "write", "--fs", "xfs,ext4", "--rounds", "1000000000", "-o", path, "-q",
-		      (char *)NULL);
-		_exit(127);
-	}
 	while (!t_in_workload(pid, "write") && waited++ < 300)
 		usleep(20 * 1000);
 	T_CHECK(t_in_workload(pid, "write"), "the run reached the workload");

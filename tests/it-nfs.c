@@ -289,23 +289,17 @@ static void coarse_export(void)
 /* Start a long write over backend, wait until it runs, and hand back mgbench's and ganesha's pids. */
 static pid_t start_long_run(const char *backend, const char *timeout, pid_t *server)
 {
-	const char *bin = getenv("MGBENCH") ?: "./mgbench";
 	char path[512], err[512];
 	pid_t pid;
 
 	/* t_result_path's buffer is reused: copy both names before the fork */
 	snprintf(path, sizeof(path), "%s", t_result_path("long.json"));
 	snprintf(err, sizeof(err), "%s", t_result_path("long.err"));
-	pid = fork();
+	const char *args[] = { "run", "write", "--fs", "tmpfs", "--backend", backend, "--nfs-timeout", timeout,
+			       "--rounds", "1000000000", "-o", path, "-q", NULL };
 	int waited = 0;
 
-	if (pid == 0) {
-		if (!freopen("/dev/null", "w", stdout) || !freopen(err, "w", stderr))
-			_exit(127);
-		execl(bin, bin, "run", "write", "--fs", "tmpfs", "--backend", backend, "--nfs-timeout", timeout, "--rounds",
-		      "1000000000", "-o", path, "-q", (char *)NULL);
-		_exit(127);
-	}
+	pid = t_mgbench_start(args, NULL, err);
 	while (!t_in_workload(pid, "write") && waited++ < 500)
 		usleep(20 * 1000);
 	T_CHECK(t_in_workload(pid, "write"), "%s: the run reached the workload", backend);

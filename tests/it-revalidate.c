@@ -278,18 +278,13 @@ static void free_running(void)
 /* SIGINT while writer and poller wait on each other: both stop, the partial result is kept. */
 static void interrupt_sequenced(void)
 {
-	const char *bin = getenv("MGBENCH") ?: "./mgbench";
 	const char *path = t_result_path("interrupted.json");
+	const char *args[] = { "run", "revalidate", "--sequenced", "--fs", "tmpfs", "--rounds", "1000000000", "-o",
+			       path, "-q", NULL };
 	int status = 0, waited = 0;
 	json_t *doc, *cell;
-	pid_t pid = fork();
+	pid_t pid = t_mgbench_start(args, NULL, NULL);
 
-	if (pid == 0) {
-		freopen("/dev/null", "w", stdout);
-		execl(bin, bin, "run", "revalidate", "--sequenced", "--fs", "tmpfs", "--rounds", "1000000000", "-o",
-		      path, "-q", (char *)NULL);
-		_exit(127);
-	}
 	while (!t_in_workload(pid, "revalidate") && waited++ < 300)
 		usleep(20 * 1000);
 	T_CHECK(t_in_workload(pid, "revalidate"), "the run reached the workload");

@@ -193,7 +193,6 @@ static pid_t dead_pid(void)
 
 static void scratch_hygiene(void)
 {
-	const char *bin = getenv("MGBENCH");
 	const char *args[] = { "run", "write", "--fs", "tmpfs", "--rounds", "100", "-q", "-o", in_root("out/w.json"),
 			       NULL };
 	char stale[600], live[600], foreign[600];
@@ -204,11 +203,11 @@ static void scratch_hygiene(void)
 
 	T_CHECK(t_scratch_dirs(&empty) == 0, "no scratch directory left by the runs so far");
 	/* SIGKILL mid-run leaves at most one empty directory: its tmpfs was in the run's namespace */
-	pid = fork();
-	if (pid == 0) {
-		execl(bin, bin, "run", "write", "--fs", "tmpfs", "--rounds", "1000000000", "-q", "-o",
-		      in_root("out/killed.json"), (char *)NULL);
-		_exit(127);
+	{
+		const char *long_run[] = { "run", "write", "--fs", "tmpfs", "--rounds", "1000000000", "-q", "-o",
+					   in_root("out/killed.json"), NULL };
+
+		pid = t_mgbench_start(long_run, NULL, NULL);
 	}
 	while (!t_in_workload(pid, "write") && waited++ < 500)
 		usleep(20 * 1000);

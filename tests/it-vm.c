@@ -138,21 +138,12 @@ static void check_cells(json_t *doc, const char *who, bool multigrain)
 /* Start a boot in the background, stop mgbench with sig once qemu runs: no qemu may remain. */
 static void signal_leaves_no_qemu(int sig)
 {
-	const char *bin = getenv("MGBENCH") ?: "./mgbench";
 	const char *path = t_result_path(sig == SIGKILL ? "killed.json" : "interrupted.json");
+	const char *args[] = { "vm", "--kernel", "debian:6.12", "--", "run", "write", "--fs", "tmpfs", "-o", path, NULL };
 	double t0;
 	int status;
-	pid_t pid = fork();
+	pid_t pid = t_mgbench_start(args, "/dev/null", "/dev/null");
 
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, 1);
-		dup2(null, 2);
-		execl(bin, bin, "vm", "--kernel", "debian:6.12", "--", "run", "write", "--fs", "tmpfs", "-o",
-		      path, (char *)NULL);
-		_exit(127);
-	}
 	t0 = now_s();
 	while (our_qemus() == 0 && now_s() - t0 < 120)
 		usleep(50 * 1000);

@@ -4,12 +4,10 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 int mgb_err(char *err, const char *fmt, ...)
@@ -73,82 +71,6 @@ void mgb_format_ns(char *buf, size_t len, double ns)
 		snprintf(buf, len, "%.1fms", ns / 1e6);
 	else
 		snprintf(buf, len, "%.2fs", ns / 1e9);
-}
-
-int mgb_run_program(const char *const argv[], char *err)
-{
-	pid_t pid;
-	int status;
-
-	pid = fork();
-	if (pid < 0)
-		return mgb_err(err, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-
-		if (devnull >= 0) {
-			dup2(devnull, STDIN_FILENO);
-			dup2(devnull, STDOUT_FILENO);
-			dup2(devnull, STDERR_FILENO);
-		}
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return mgb_err(err, "waitpid: %s", strerror(errno));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return mgb_err(err, "%s: not found (run ./bootstrap to install it)", argv[0]);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return mgb_err(err, "%s failed (status %d)", argv[0], status);
-	return 0;
-}
-
-pid_t mgb_spawn_piped(const char *const argv[], const char *cwd, void (*setup)(void), int *out_fd, char *err)
-{
-	int pfd[2];
-	pid_t pid;
-
-	if (pipe2(pfd, O_CLOEXEC))
-		return mgb_err(err, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return mgb_err(err, "fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		if (setup)
-			setup();
-		if (null >= 0)
-			dup2(null, STDIN_FILENO);
-		dup2(pfd[1], STDOUT_FILENO);
-		dup2(pfd[1], STDERR_FILENO);
-		if (cwd && chdir(cwd))
-			_exit(126);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	*out_fd = pfd[0];
-	return pid;
-}
-
-int mgb_wait_child(pid_t pid, int *status, char *err)
-{
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
-			return mgb_err(err, "waitpid: %s", strerror(errno));
-	return 0;
-}
-
-int mgb_child_result(const char *program, int status, char *err)
-{
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return mgb_err(err, "cannot run %s", program);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 int mgb_find_system_program(const char *name, char *path, size_t len)

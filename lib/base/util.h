@@ -60,21 +60,6 @@ void mgb_format_ns(char *buf, size_t len, double ns);
  * caller's PATH: as root, mgbench must not run whatever a PATH entry offers under that name. */
 int mgb_find_system_program(const char *name, char *path, size_t len);
 
-/* Run argv[0] with argv, output to /dev/null unless verbose; returns its exit status or -1. */
-int mgb_run_program(const char *const argv[], char *err);
-
-/*
- * Start argv[0] (from PATH) with stdin from /dev/null and stdout and stderr into a pipe, whose
- * read end comes back in *out_fd.  cwd, if given, is the child's directory; setup, if given, runs
- * in the child before exec (signals, environment).  Returns the pid, or -1 with err.  In the
- * child a failed chdir exits 126, a failed exec 127.
- */
-pid_t mgb_spawn_piped(const char *const argv[], const char *cwd, void (*setup)(void), int *out_fd, char *err);
-/* waitpid through EINTR: 0 with *status, or -1 with err. */
-int mgb_wait_child(pid_t pid, int *status, char *err);
-/* A finished child's exit code (128 + N for signal N), or an error for one that could not run. */
-int mgb_child_result(const char *program, int status, char *err);
-
 /*
  * A directory root may write to or read code from: it and every directory above it are owned by
  * root or the caller and not writable by others (above it, a sticky directory such as /tmp is

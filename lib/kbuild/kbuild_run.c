@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "kbuild_internal.h"
+#include "proc.h"
 #include "stop.h"
 #include "util.h"
 
@@ -17,8 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,46 +49,31 @@ static void last_target(const char *buf, size_t len, char *target, size_t tlen)
  * behind (make passes SIGTERM on to the compilers it runs).  An outer make's jobserver and
  * overrides (make check runs us), and settings that would change what the kernel's make builds,
  * stay out. */
-static void make_child_setup(void)
+static void make_child_setup(void *arg)
 {
 	static const char *const drop[] = { "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "GNUMAKEFLAGS",
 					    "CROSS_COMPILE", "LLVM", "KBUILD_OUTPUT", "KCONFIG_CONFIG", "KCFLAGS",
 					    "KCPPFLAGS", "CC", "LD" };
 
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	(void)arg;
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(drop); i++)
 		unsetenv(drop[i]);
-}
-
-/* Stop the child's process group: SIGTERM, up to 5 s for make to clean up, then SIGKILL. */
-static void stop_group(pid_t pid, int *status)
-{
-	kill(-pid, SIGTERM);
-	for (int i = 0; i < 100; i++) {
-		if (waitpid(pid, status, WNOHANG) == pid) {
-			kill(-pid, SIGKILL); /* what make left running */
-			return;
-		}
-		usleep(50000);
-	}
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
 }
 
 int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, bool progress,
 		      const char *label, char *err)
 {
+	struct mgb_proc_spec spec = { .argv = argv, .path_search = true, .cwd = cwd, .out = MGB_PROC_PIPE,
+				      .err = MGB_PROC_WITH_OUT, .death_signal = SIGTERM, .setup = make_child_setup };
+	struct mgb_proc child;
 	int rfd, status;
-	pid_t pid;
 	int64_t start = mgb_clock_ns(CLOCK_MONOTONIC), last = 0;
 	char buf[8192], target[64] = "";
 	bool shown = false;
 
-	if ((pid = mgb_spawn_piped(argv, cwd, make_child_setup, &rfd, err)) < 0)
+	if (mgb_proc_start(&spec, &child, err) < 0)
 		return -1;
-	setpgid(pid, pid); /* as the child does: kill(-pid) must reach it from the start */
+	rfd = child.out;
 	for (;;) {
 		struct pollfd pfd = { .fd = rfd, .events = POLLIN };
 		ssize_t n;
@@ -124,10 +108,11 @@ int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, bool
 	if (shown)
 		fprintf(stderr, "\r\033[K");
 	if (mgb_stop_requested()) {
-		stop_group(pid, &status);
+		/* up to 5 s for make to clean up, then the whole group */
+		mgb_proc_stop(child.pid, &status, 5 * MGB_NSEC_PER_SEC, true);
 		return mgb_err(err, "interrupted by signal %d: %s stopped", (int)mgb_stop_signal, argv[0]);
 	}
-	if (mgb_wait_child(pid, &status, err) < 0)
+	if (mgb_proc_wait(child.pid, &status, err) < 0)
 		return -1;
-	return mgb_child_result(argv[0], status, err);
+	return mgb_proc_result(argv[0], status, err);
 }

@@ -13,6 +13,7 @@
  */
 #include "config.h"
 #include "target.h"
+#include "proc.h"
 #include "util.h"
 
 #include <errno.h>
@@ -25,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -96,26 +96,6 @@ static bool rpc_answers(unsigned port, int prog, int vers)
 	return ok;
 }
 
-/* In a child, before exec: own process group, die with mgbench, quiet stdio.  SIGTERM as the
- * parent-death signal: ganesha then still unregisters from the portmapper, so a later server
- * can register there. */
-static void child_setup(pid_t parent, const char *out)
-{
-	int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0600);
-
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() != parent)
-		_exit(127); /* mgbench died before the signal was armed */
-	if (fd >= 0) {
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-	}
-	fd = open("/dev/null", O_RDONLY);
-	if (fd >= 0)
-		dup2(fd, STDIN_FILENO);
-}
-
 /*
  * rpcbind switches to its own user, and a credential change clears the parent-death signal, so
  * it runs under a supervisor that keeps it: this child of ours (root, with the signal) starts
@@ -156,58 +136,65 @@ static void supervise(const char *const argv[])
 	}
 }
 
-/*
- * Start argv as our child.  private_run (rpcbind): in mount and network namespaces of its own, a
- * tmpfs over /run, under a supervisor.  Its port 111 is then nobody's but this server's, and
- * nothing of it listens on the host (review D8, D23).  mnt_ns_of (ganesha for v3): join that
- * process's mount namespace, where /run/rpcbind.sock is our rpcbind's, to register there.
- */
-static pid_t spawn(const char *const argv[], const char *out, bool private_run, pid_t mnt_ns_of)
+struct namespaces {
+	const char *const *argv;
+	bool private_run;
+	pid_t mnt_ns_of;
+};
+
+/* In the child, last before exec: join a mount namespace, or enter new ones under a supervisor. */
+static void enter_namespaces(void *arg)
 {
-	pid_t parent = getpid(), pid = fork();
+	const struct namespaces *n = arg;
 	char ns[64];
 	int fd;
 
-	if (pid != 0)
-		return pid;
-	child_setup(parent, out);
-	if (mnt_ns_of > 0) {
-		snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)mnt_ns_of);
+	if (n->mnt_ns_of > 0) {
+		snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)n->mnt_ns_of);
 		fd = open(ns, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || setns(fd, CLONE_NEWNS) < 0)
 			_exit(126);
 		close(fd);
 	}
-	if (!private_run) {
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
+	if (!n->private_run)
+		return;
 	if (unshare(CLONE_NEWNS | CLONE_NEWNET) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("mgbench-rpcbind", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
 		_exit(126);
-	supervise(argv);
+	supervise(n->argv);
 	_exit(126);
+}
+
+/*
+ * Start argv as our child, its output appended to out (or to /dev/null).  private_run (rpcbind):
+ * in mount and network namespaces of its own, a tmpfs over /run, under a supervisor.  Its port
+ * 111 is then nobody's but this server's, and nothing of it listens on the host (review D8, D23).
+ * mnt_ns_of (ganesha for v3): join that process's mount namespace, where /run/rpcbind.sock is our
+ * rpcbind's, to register there.  SIGTERM as the parent-death signal: ganesha then still
+ * unregisters from the portmapper, so a later server can register there.
+ */
+static pid_t spawn(const char *const argv[], const char *out, bool private_run, pid_t mnt_ns_of)
+{
+	struct namespaces n = { argv, private_run, mnt_ns_of };
+	int fd = out ? open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1, saved;
+	struct mgb_proc_spec spec = { .argv = argv, .out = fd >= 0 ? MGB_PROC_FD : MGB_PROC_NULL, .out_fd = fd,
+				      .err = MGB_PROC_WITH_OUT, .death_signal = SIGTERM,
+				      .setup = enter_namespaces, .setup_arg = &n };
+	struct mgb_proc child;
+	char err[MGB_ERR_LEN];
+	int r = mgb_proc_start(&spec, &child, err);
+
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+	return r < 0 ? -1 : child.pid;
 }
 
 /* SIGTERM, wait up to STOP_TIMEOUT_NS, then SIGKILL; always reaped. */
 static void stop_child(pid_t *pid)
 {
-	int64_t deadline = mgb_clock_ns(CLOCK_MONOTONIC) + STOP_TIMEOUT_NS;
-	int status;
-
-	if (*pid <= 0)
-		return;
-	kill(*pid, SIGTERM);
-	kill(*pid, SIGCONT); /* a stopped server handles its SIGTERM too */
-	while (waitpid(*pid, &status, WNOHANG) == 0) {
-		if (mgb_clock_ns(CLOCK_MONOTONIC) > deadline) {
-			kill(*pid, SIGKILL);
-			while (waitpid(*pid, &status, 0) < 0 && errno == EINTR)
-				;
-			break;
-		}
-		usleep(5000);
-	}
+	mgb_proc_stop(*pid, NULL, STOP_TIMEOUT_NS, false);
 	*pid = 0;
 }
 

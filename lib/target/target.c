@@ -2,6 +2,7 @@
 /* Scratch filesystems and --dir targets: make, mount, describe and tear down. */
 #include "config.h"
 #include "target.h"
+#include "proc.h"
 #include "util.h"
 
 #include <errno.h>

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "vm.h"
 #include "util.h"
+#include "proc.h"
 #include "stop.h"
 
 #include <dirent.h>
@@ -18,9 +19,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -100,38 +99,29 @@ char *mgb_cache_dir(char *err)
 	return dir;
 }
 
-/* A helper's own process group (a terminal's ^C reaches only mgbench, which stops the helper and
- * says so) and a parent-death signal (a killed mgbench leaves no apt or xz behind). */
-static void helper_setup(void)
-{
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-}
-
-/* A stop request ends the helper's whole group at once: apt's downloads, xz in a pipeline. */
-static void stop_helper(pid_t pid)
-{
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
-}
-
 int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err)
 {
+	/* a helper: a killed mgbench leaves no apt or xz behind */
+	struct mgb_proc_spec spec = { .argv = argv, .path_search = true, .cwd = cwd, .out = MGB_PROC_PIPE,
+				      .err = MGB_PROC_WITH_OUT, .death_signal = SIGKILL };
+	struct mgb_proc child;
 	int rfd, status;
-	pid_t pid;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
+	bool stopped = false;
 
 	if (out)
 		*out = NULL;
-	if ((pid = mgb_spawn_piped(argv, cwd, helper_setup, &rfd, err)) < 0)
+	if (mgb_proc_start(&spec, &child, err) < 0)
 		return -1;
-	setpgid(pid, pid); /* before a signal can arrive for it: no race with the child's own call */
+	rfd = child.out;
 	for (;;) {
 		ssize_t n;
 
 		if (mgb_stop_requested()) {
-			stop_helper(pid);
+			/* the helper's whole group at once: apt's downloads, xz in a pipeline */
+			mgb_proc_stop(child.pid, &status, 0, true);
+			stopped = true;
 			break;
 		}
 		if (cap - len < 4096) {
@@ -152,7 +142,7 @@ int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err
 	close(rfd);
 	if (buf)
 		buf[len] = '\0';
-	if (mgb_wait_child(pid, &status, err) < 0 || mgb_stop_requested()) {
+	if ((!stopped && mgb_proc_wait(child.pid, &status, err) < 0) || mgb_stop_requested()) {
 		if (mgb_stop_requested())
 			mgb_err(err, "interrupted (signal %d) while %s ran", (int)mgb_stop_signal, argv[0]);
 		free(buf);
@@ -162,7 +152,7 @@ int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err
 		*out = buf;
 	else
 		free(buf);
-	return mgb_child_result(argv[0], status, err);
+	return mgb_proc_result(argv[0], status, err);
 }
 
 /* The last "E:" line of apt's output (or its last line), for a one-line error. */

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "vm.h"
+#include "proc.h"
 #include "util.h"
 #include "stop.h"
 
@@ -18,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,51 +51,28 @@ void mgb_vm_boot_free(struct mgb_vm_boot *b)
 static pid_t launch(const struct mgb_vm_boot *b, const char *accel, int *fd, char *err)
 {
 	char mem[32], cpus[16];
-	int pfd[2];
-	pid_t pid, parent = getpid();
+	struct mgb_proc child;
 	const char *argv[] = { QEMU, "-nodefaults", "-no-user-config", "-display", "none",
 			       "-no-reboot", "-monitor", "none", "-serial", "stdio",
 			       "-accel", accel, "-cpu", "max", "-m", mem, "-smp", cpus,
 			       "-kernel", b->image, "-initrd", b->initrd,
 			       "-append", "console=ttyS0 quiet panic=-1 rdinit=/init",
 			       "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", NULL };
+	struct mgb_proc_spec spec = { .argv = argv, .path_search = true, .out = MGB_PROC_PIPE,
+				      .err = MGB_PROC_WITH_OUT, .death_signal = SIGKILL };
 
 	snprintf(mem, sizeof(mem), "%u", b->mem_mib);
 	snprintf(cpus, sizeof(cpus), "%u", b->cpus);
-	if (pipe2(pfd, O_CLOEXEC))
-		return mgb_err(err, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return mgb_err(err, "fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		setpgid(0, 0); /* our own group: a terminal's ^C reaches mgbench, which stops us */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1); /* mgbench died before prctl took effect */
-		if (null >= 0)
-			dup2(null, 0);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		execvp(QEMU, (char *const *)argv);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	close(pfd[1]);
-	*fd = pfd[0];
-	return pid;
+	/* our own group: a terminal's ^C reaches mgbench, which stops us */
+	if (mgb_proc_start(&spec, &child, err) < 0)
+		return -1;
+	*fd = child.out;
+	return child.pid;
 }
 
 static void stop_qemu(pid_t pid)
 {
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	mgb_proc_stop(pid, NULL, 0, true);
 }
 
 static double now_s(void)

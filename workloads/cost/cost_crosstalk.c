@@ -3,12 +3,12 @@
 #include "config.h"
 #include "cost.h"
 #include "json_text.h"
+#include "proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <signal.h>
@@ -80,8 +80,8 @@ int cost_stirrer_start(struct cost_cell *c, struct cost_stirrer *s)
 	if (pid == 0) {
 		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (fd < 0 || getppid() != parent)
+		mgb_proc_die_with(parent, SIGKILL);
+		if (fd < 0)
 			_exit(1);
 		close(pipefd[0]);
 		stir(fd, pipefd[1], s->shared);

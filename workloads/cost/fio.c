@@ -3,6 +3,7 @@
 #include "config.h"
 #include "fio.h"
 #include "json_text.h"
+#include "proc.h"
 #include "stop.h"
 #include "util.h"
 
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -287,9 +287,12 @@ int mgb_fio_run(const char *fio, const char *jobfile, const char *const env[], c
 		struct mgb_fio_result *r, char *err)
 {
 	char out[4096], log[4096], outopt[4200], why[200];
-	pid_t pid, parent = getpid();
-	int status, rc;
-	int64_t killed_at = 0;
+	const char *argv[] = { fio, "--output-format=json", outopt, jobfile, NULL };
+	/* fio dies with us and keeps terminal signals to us: we stop it ourselves */
+	struct mgb_proc_spec spec = { .argv = argv, .env = env, .err = MGB_PROC_WITH_OUT, .death_signal = SIGKILL };
+	struct mgb_proc child;
+	int status, rc, logfd;
+	bool stopped = false;
 	char *text;
 	size_t len = 0;
 
@@ -300,49 +303,31 @@ int mgb_fio_run(const char *fio, const char *jobfile, const char *const env[], c
 	snprintf(log, sizeof(log), "%s/fio.log", workdir);
 	snprintf(outopt, sizeof(outopt), "--output=%s", out);
 	unlink(out);
-	pid = fork();
-	if (pid < 0)
-		return mgb_err(err, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		const char *argv[] = { fio, "--output-format=json", outopt, jobfile, NULL };
-		int devnull = open("/dev/null", O_RDONLY), logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		/* fio dies with us and keeps terminal signals to us: we stop it ourselves. */
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(126);
-		if (devnull >= 0)
-			dup2(devnull, STDIN_FILENO);
-		if (logfd >= 0) {
-			dup2(logfd, STDOUT_FILENO);
-			dup2(logfd, STDERR_FILENO);
-		}
-		for (size_t i = 0; env && env[i]; i++)
-			putenv((char *)env[i]);
-		execv(fio, (char *const *)argv);
-		_exit(127);
-	}
+	if ((logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0)
+		spec.out = MGB_PROC_FD, spec.out_fd = logfd;
+	rc = mgb_proc_start(&spec, &child, err);
+	if (logfd >= 0)
+		close(logfd);
+	if (rc < 0)
+		return -1;
 	for (;;) {
-		struct timespec tick = { 0, 5000000 };
-		pid_t w = waitpid(pid, &status, WNOHANG);
+		int ended = mgb_proc_wait_until(child.pid, &status, mgb_clock_ns(CLOCK_MONOTONIC) + 5000000);
 
-		if (w == pid)
+		if (ended < 0) {
+			rc = errno;
+			mgb_proc_stop(child.pid, NULL, 0, false);
+			return mgb_err(err, "waitpid fio: %s", strerror(rc));
+		}
+		if (ended)
 			break;
-		if (w < 0 && errno != EINTR) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return mgb_err(err, "waitpid fio: %s", strerror(errno));
+		/* a stop request gives fio 2 s to end its jobs, then kills it */
+		if (mgb_stop_requested()) {
+			mgb_proc_stop(child.pid, &status, 2 * MGB_NSEC_PER_SEC, false);
+			stopped = true;
+			break;
 		}
-		if (mgb_stop_requested() && !killed_at) {
-			kill(pid, SIGTERM);
-			killed_at = mgb_clock_ns(CLOCK_MONOTONIC);
-		} else if (killed_at && mgb_clock_ns(CLOCK_MONOTONIC) - killed_at > 2 * MGB_NSEC_PER_SEC) {
-			kill(pid, SIGKILL);
-		}
-		nanosleep(&tick, NULL);
 	}
-	if (killed_at) {
+	if (stopped) {
 		unlink(out);
 		return mgb_err(err, "fio stopped: interrupted");
 	}
