@@ -232,7 +232,7 @@ static int check_backend_options(const struct run_opts *ro, const bool *given)
 static const char *nfs_url_of(const struct run_opts *ro)
 {
 	for (unsigned i = 0; i < ro->nbackends; i++) {
-		const char *url = mgb_backend_nfs_url(ro->backends[i], backend_params_of(ro, ro->backends[i]));
+		const char *url = mgb_backend_server_url(ro->backends[i], backend_params_of(ro, ro->backends[i]));
 
 		if (url)
 			return url;
@@ -362,7 +362,7 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 static bool any_nfs_backend(const struct run_opts *ro)
 {
 	for (unsigned i = 0; i < ro->nbackends; i++)
-		if (ro->backends[i]->nfs_version)
+		if (ro->backends[i]->reach != MGB_REACH_LOCAL)
 			return true;
 	return false;
 }
@@ -445,7 +445,7 @@ static int check_combinations(const struct run_opts *ro)
 		return mgb_usage_error("run", "--dir and --fs exclude each other");
 	if (nfs_url_of(ro)) {
 		for (unsigned i = 0; i < ro->nbackends && rc == 0; i++)
-			if (!ro->backends[i]->nfs_version)
+			if (ro->backends[i]->reach == MGB_REACH_LOCAL)
 				rc = mgb_usage_error("run", "--nfs-url runs NFS backends only, not '%s'", ro->backends[i]->name);
 		if (rc == 0 && (ro->dir || ro->fs_given))
 			rc = mgb_usage_error("run", "--nfs-url excludes --dir and --fs (the server's export is the target)");

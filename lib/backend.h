@@ -55,6 +55,13 @@ struct mgb_file {
 struct mgb_backend;
 struct mgb_workload_option;
 
+/* How a backend reaches its target: struct mgb_backend_ops.reach. */
+enum mgb_reach {
+	MGB_REACH_LOCAL, /* system calls on the target's path */
+	MGB_REACH_NFS3,  /* an nfs:// URL, NFSv3 */
+	MGB_REACH_NFS4,  /* an nfs:// URL, NFSv4 */
+};
+
 struct mgb_backend_ops {
 	const char *name;
 	const char *summary;
@@ -62,9 +69,9 @@ struct mgb_backend_ops {
 	 * struct, --help and list show them, each cell records them as backend.options. */
 	const struct mgb_workload_option *options; /* terminated by a zero entry, or NULL */
 	size_t params_size;
-	/* 3 or 4 for the NFS backends: init's root is then an nfs:// URL, the embedded server's
-	 * (started by the runner for the target) or the one --nfs-url gave; 0 for local backends. */
-	int nfs_version;
+	/* How it reaches the target (see lib/serve.h): local, or a protocol whose server the target side
+	 * starts for the cell (or someone else runs), init's root then being the server's URL. */
+	enum mgb_reach reach;
 	int (*init)(struct mgb_backend *be, const char *root, char *err);
 	void (*fini)(struct mgb_backend *be);
 
@@ -148,7 +155,8 @@ extern const struct mgb_backend_ops mgb_backend_uring;
 #ifdef HAVE_LIBNFS
 extern const struct mgb_backend_ops mgb_backend_nfs3, mgb_backend_nfs4;
 #endif
-/* The --nfs-url an NFS backend was given, or NULL (the embedded server; any other backend). */
-const char *mgb_backend_nfs_url(const struct mgb_backend_ops *ops, const void *params);
+/* The server someone else runs that a remote backend was given (--nfs-url), or NULL (a server
+ * started for the cell; a local backend). */
+const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void *params);
 
 #endif

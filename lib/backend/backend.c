@@ -69,7 +69,7 @@ int mgb_short_write_errno(struct mgb_backend *be, struct mgb_file *f, const void
 }
 
 #ifndef HAVE_LIBNFS
-const char *mgb_backend_nfs_url(const struct mgb_backend_ops *ops, const void *params)
+const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void *params)
 {
 	return NULL;
 }

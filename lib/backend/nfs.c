@@ -770,11 +770,11 @@ static json_t *nfs_cell_metrics(struct mgb_backend *be)
 			 "timeout_ms", p->timeout_ms);
 }
 
-const char *mgb_backend_nfs_url(const struct mgb_backend_ops *ops, const void *params)
+const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void *params)
 {
 	const struct nfs_params *par = params;
 
-	return ops->nfs_version && par ? par->url : NULL;
+	return ops->reach != MGB_REACH_LOCAL && par ? par->url : NULL;
 }
 
 #define NFS_COMMON_OPS                                  \
@@ -800,7 +800,7 @@ const char *mgb_backend_nfs_url(const struct mgb_backend_ops *ops, const void *p
 const struct mgb_backend_ops mgb_backend_nfs3 = {
 	.name = "nfs3",
 	.summary = "NFSv3 via libnfs, to an embedded nfs-ganesha or --nfs-url",
-	.nfs_version = 3,
+	.reach = MGB_REACH_NFS3,
 	.init = nfs3_init,
 	.futimens_now = nfs3_futimens_now,
 	NFS_COMMON_OPS,
@@ -809,7 +809,7 @@ const struct mgb_backend_ops mgb_backend_nfs3 = {
 const struct mgb_backend_ops mgb_backend_nfs4 = {
 	.name = "nfs4",
 	.summary = "NFSv4.0 via libnfs; queries read the change attribute",
-	.nfs_version = 4,
+	.reach = MGB_REACH_NFS4,
 	.init = nfs4_init,
 	NFS_COMMON_OPS,
 };

@@ -2,136 +2,73 @@
 #include "config.h"
 #include "json_text.h"
 #include "runner.h"
+#include "serve.h"
 #include "stop.h"
 #include "util.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <unistd.h>
 
 static json_t *target_json(const struct mgb_target *t)
 {
 	return MGB_JSON_PACK("{s:s, s:o?, s:s?, s:s?}",
-			 "kind", t->fs ? "scratch" : t->path ? "dir" : "nfs-url",
+			 "kind", t->fs ? "scratch" : t->path ? "dir" : t->label, /* a server's: "nfs-url" */
 			 "fstype", t->fstype ? mgb_json_text(t->fstype) : NULL,
 			 "mkfs", t->mkfs_cmd,
 			 "mount_options", t->fs ? t->fs->mount_options : NULL);
 }
 
-/* cell.server: what served an NFS cell. */
-/*
- * Is multigrain in effect on the cell's filesystem?  Asked before the counters' window opens.
- * Over NFS the answer is about the exported filesystem, probed here with local syscalls, not
- * about the NFS path the cell measures (the server's own queries, such as a v3 WRITE reply's
- * attributes, arm the flag where the client's would not): the evidence says so.
- */
-static json_t *evidence_json(const struct mgb_target *t, const struct mgb_clockinfo *ci, int nfs_version)
+/* Is multigrain in effect on the cell's filesystem?  Asked before the counters' window opens,
+ * on the target's path, which the evidence names (over a protocol, the served filesystem). */
+static json_t *evidence_json(const struct mgb_served *sv, const struct mgb_clockinfo *ci)
 {
 	json_t *e;
 
-	if (!t->path)
+	if (!sv->target.path)
 		return MGB_JSON_PACK("{s:n, s:{s:s}}", "in_effect", "evidence", "reason",
 				     "the server's filesystem is not visible from here");
-	e = mgb_mgtime_evidence_json(t, ci);
-	json_object_set_new(e, "about", json_string(nfs_version ? "the exported filesystem, probed locally"
-								: "the measured filesystem"));
+	e = mgb_mgtime_evidence_json(&sv->target, ci);
+	json_object_set_new(e, "about", json_string(mgb_served_evidence_about(sv)));
 	return e;
-}
-
-static json_t *server_json(const struct mgb_nfs_server *srv, const struct mgb_target *t, const char *url, int version)
-{
-	if (url)
-		return MGB_JSON_PACK("{s:s, s:n, s:n, s:n, s:i, s:n, s:o}", "kind", "url", "software", "version",
-				     "export_fs", "nfs_version", version, "start_ns", "url", mgb_json_text(url));
-	return MGB_JSON_PACK("{s:s, s:s, s:s?, s:o?, s:i, s:I}", "kind", "embedded", "software", "nfs-ganesha",
-			     "version", srv->version, "export_fs", t->fstype ? mgb_json_text(t->fstype) : NULL,
-			     "nfs_version", version, "start_ns", (json_int_t)srv->start_ns);
-}
-
-/* The embedded server for an NFS cell (none for a --nfs-url one); the root the backend opens. */
-static int nfs_server_up(struct mgb_session *s, const struct mgb_cell_spec *spec, const struct mgb_target *t,
-			 struct mgb_nfs_server *srv, const char **root, bool *unsupported, char *err)
-{
-#ifdef HAVE_LIBNFS
-	int r = mgb_nfs_server_start(s, t->path, spec->backend->nfs_version, srv, err);
-
-	*unsupported = r == -2;
-	if (r < 0)
-		return -1;
-	*root = srv->url;
-	return 0;
-#else
-	return mgb_err(err, "this mgbench was built without libnfs");
-#endif
-}
-
-static void nfs_server_down(struct mgb_nfs_server *srv)
-{
-#ifdef HAVE_LIBNFS
-	mgb_nfs_server_stop(srv);
-#endif
-}
-
-static bool nfs_server_died(const struct mgb_nfs_server *srv)
-{
-#ifdef HAVE_LIBNFS
-	/* A killed server may take a moment to be seen dead after its socket closed. */
-	for (int i = 0; srv->pid > 0 && i < 20; i++, usleep(10000))
-		if (!mgb_nfs_server_alive(srv))
-			return true;
-	return false;
-#else
-	return false;
-#endif
 }
 
 json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, const struct mgb_clockinfo *ci,
 		     struct mgb_progress *progress)
 {
-	struct mgb_target t;
-	struct mgb_nfs_server srv = { 0 };
-	const char *nfs_url = mgb_backend_nfs_url(spec->backend, spec->backend_params), *root = NULL;
+	struct mgb_served sv;
+	const struct mgb_target *t = &sv.target;
+	const char *url = mgb_backend_server_url(spec->backend, spec->backend_params);
 	struct mgb_backend be = { 0 };
 	struct mgb_mg_counters before, after;
 	struct mgb_ctx ctx;
 	const char *status = "ok";
 	char err[MGB_ERR_LEN] = "", comm[16], label[48];
 	json_t *cell, *metrics = json_object();
-	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC), run_ns = 0, srv_start_ns;
+	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC), run_ns = 0, server_start_ns;
 	double setup_s;
 	bool unsupported = false;
 	int r;
 
 	cell = MGB_JSON_PACK("{s:s, s:s, s:o, s:i, s:I, s:o}",
 			 "workload", spec->workload->name,
-			 "fs", spec->fs ? spec->fs->name : nfs_url ? "url" : "dir",
+			 "fs", spec->fs ? spec->fs->name : url ? "url" : "dir",
 			 "backend", mgb_backend_to_json(spec->backend, spec->backend_params),
 			 "repeat", (int)spec->repeat,
 			 "rounds", (json_int_t)spec->rounds,
 			 "params", mgb_params_to_json(spec->workload, spec->params));
 
-	if (nfs_url) {
-		/* Someone else's server: no local target, the backend makes its own directory. */
-		memset(&t, 0, sizeof(t));
-		t.label = strdup("nfs-url");
-		root = nfs_url;
-		r = 0;
-	} else {
-		r = spec->fs ? mgb_target_scratch(s, spec->fs, &t, err) : mgb_target_dir(spec->dir, &t, err);
-		root = t.path;
-	}
-	json_object_set_new(cell, "target", target_json(&t));
-	if (r == 0 && spec->backend->nfs_version && !nfs_url)
-		r = nfs_server_up(s, spec, &t, &srv, &root, &unsupported, err);
-	if (spec->backend->nfs_version)
-		json_object_set_new(cell, "server", server_json(&srv, &t, nfs_url, spec->backend->nfs_version));
+	r = mgb_serve_up(s, spec->fs, spec->dir, spec->backend->reach, url, &sv, err);
+	unsupported = sv.unsupported;
+	json_object_set_new(cell, "target", target_json(t));
+	if (sv.reach != MGB_REACH_LOCAL)
+		json_object_set_new(cell, "server", mgb_served_server_json(&sv));
 	if (r == 0)
-		r = mgb_backend_open(&be, spec->backend, spec->backend_params, root, err);
+		r = mgb_backend_open(&be, spec->backend, spec->backend_params, sv.root, err);
 	if (r == 0 && !mgb_stop_requested()) {
 		memset(&ctx, 0, sizeof(ctx));
 		ctx.be = &be;
-		ctx.target = &t;
+		ctx.target = t;
 		ctx.session = spec->fs ? s : NULL;
 		ctx.params = spec->params;
 		ctx.rounds = spec->rounds;
@@ -141,11 +78,11 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		/* Name the task after the workload: easy to find in traces. */
 		snprintf(comm, sizeof(comm), "mgb-%s", spec->workload->name);
 		prctl(PR_SET_NAME, comm);
-		snprintf(label, sizeof(label), "%s on %s", spec->workload->name, t.label);
-		json_object_set_new(cell, "multigrain", evidence_json(&t, ci, spec->backend->nfs_version));
+		snprintf(label, sizeof(label), "%s on %s", spec->workload->name, t->label);
+		json_object_set_new(cell, "multigrain", evidence_json(&sv, ci));
 		/* The probe's own fine stamps lifted the floor: start once the coarse clock is past
 		 * them, or the workload's first coarse stamps would be the probe's floor. */
-		if (t.path)
+		if (t->path)
 			mgb_wait_coarse_past(mgb_clock_ns(CLOCK_REALTIME));
 		mgb_progress_begin(progress, label);
 		mgb_mg_counters_read(&before);
@@ -155,9 +92,11 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		mgb_mg_counters_read(&after);
 		mgb_progress_end(progress);
 		if (r < 0) {
+			const char *death = mgb_served_death(&sv);
+
 			/* A dead server explains the failure first: the workload's message may be cut. */
-			if (nfs_server_died(&srv))
-				snprintf(err, sizeof(err), "the NFS server exited: %.*s", (int)sizeof(err) - 40, ctx.err);
+			if (death)
+				snprintf(err, sizeof(err), "%s: %.*s", death, (int)sizeof(err) - 40, ctx.err);
 			else
 				snprintf(err, sizeof(err), "%s", ctx.err);
 		}
@@ -193,10 +132,9 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 	}
 	if (be.ops)
 		mgb_backend_close(&be);
-	srv_start_ns = srv.start_ns;
-	nfs_server_down(&srv);
-	setup_s = t.setup_s;
-	mgb_target_down(&t);
+	server_start_ns = mgb_served_start_ns(&sv);
+	setup_s = t->setup_s;
+	mgb_serve_down(&sv);
 
 	if (r < 0) {
 		status = unsupported ? "unsupported" : "error";
@@ -210,7 +148,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 	json_object_set_new(cell, "metrics", metrics);
 	json_object_set_new(cell, "timings", MGB_JSON_PACK("{s:f, s:o?, s:I, s:I}",
 						       "setup_s", setup_s,
-						       "server_start_ns", srv_start_ns ? json_integer(srv_start_ns) : NULL,
+						       "server_start_ns", server_start_ns ? json_integer(server_start_ns) : NULL,
 						       "run_ns", (json_int_t)run_ns,
 						       "cell_ns", (json_int_t)(mgb_clock_ns(CLOCK_MONOTONIC) - t0)));
 	return cell;

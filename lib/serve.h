@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A cell's target as its backend reaches it (lib/target/serve.c): the target's own path for a
+ * local backend; for a remote one, an export of the target by a server started for the cell
+ * (the embedded nfs-ganesha), or a server someone else runs (--nfs-url, no local target).  The
+ * runner asks here, and knows nothing of the protocol.
+ */
+#ifndef MGB_SERVE_H
+#define MGB_SERVE_H
+
+#include "backend.h"
+#include "target.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct mgb_served {
+	struct mgb_target target;   /* zeroed when a server someone else runs is the target */
+	enum mgb_reach reach;
+	const char *url;            /* that server's URL, or NULL */
+	const char *root;           /* what the backend's init opens: the target's path, or a URL */
+	struct mgb_nfs_server nfs;  /* the server started for the cell, if any */
+	bool unsupported;           /* a failure that is the filesystem's, not the run's (ramfs) */
+};
+
+/*
+ * Make the cell's target (a scratch fs, a --dir subdirectory, or none for url) and serve it as
+ * reach needs; 0, or -1 with err (and sv->unsupported where it applies).  Always pair with
+ * mgb_serve_down, which undoes whatever was done.
+ */
+int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir, enum mgb_reach reach,
+		 const char *url, struct mgb_served *sv, char *err);
+void mgb_serve_down(struct mgb_served *sv);
+
+/* cell.server: what served a remote cell; NULL for a local one. */
+json_t *mgb_served_server_json(const struct mgb_served *sv);
+/* What the multigrain evidence, probed on the target's path, is about. */
+const char *mgb_served_evidence_about(const struct mgb_served *sv);
+/* After a failed workload: why, if the server the cell started has died ("the NFS server
+ * exited"), else NULL. */
+const char *mgb_served_death(const struct mgb_served *sv);
+/* From the server's launch until it answered; 0 when none was started. */
+int64_t mgb_served_start_ns(const struct mgb_served *sv);
+
+#endif

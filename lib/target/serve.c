@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The target as a backend reaches it: see lib/serve.h. */
+#include "config.h"
+#include "json_text.h"
+#include "serve.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int nfs_version(enum mgb_reach reach)
+{
+	return reach == MGB_REACH_NFS3 ? 3 : reach == MGB_REACH_NFS4 ? 4 : 0;
+}
+
+int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir, enum mgb_reach reach,
+		 const char *url, struct mgb_served *sv, char *err)
+{
+	int r;
+
+	memset(sv, 0, sizeof(*sv));
+	sv->reach = reach;
+	if (url) {
+		/* Someone else's server: no local target, the backend makes its own directory. */
+		sv->url = sv->root = url;
+		sv->target.label = strdup("nfs-url");
+		return 0;
+	}
+	r = fs ? mgb_target_scratch(s, fs, &sv->target, err) : mgb_target_dir(dir, &sv->target, err);
+	sv->root = sv->target.path;
+	if (r < 0 || reach == MGB_REACH_LOCAL)
+		return r;
+#ifdef HAVE_LIBNFS
+	r = mgb_nfs_server_start(s, sv->target.path, nfs_version(reach), &sv->nfs, err);
+	sv->unsupported = r == -2;
+	if (r < 0)
+		return -1;
+	sv->root = sv->nfs.url;
+	return 0;
+#else
+	return mgb_err(err, "this mgbench was built without libnfs");
+#endif
+}
+
+void mgb_serve_down(struct mgb_served *sv)
+{
+#ifdef HAVE_LIBNFS
+	mgb_nfs_server_stop(&sv->nfs);
+#endif
+	mgb_target_down(&sv->target);
+}
+
+json_t *mgb_served_server_json(const struct mgb_served *sv)
+{
+	const struct mgb_target *t = &sv->target;
+
+	if (sv->reach == MGB_REACH_LOCAL)
+		return NULL;
+	if (sv->url)
+		return MGB_JSON_PACK("{s:s, s:n, s:n, s:n, s:i, s:n, s:o}", "kind", "url", "software", "version",
+				     "export_fs", "nfs_version", nfs_version(sv->reach), "start_ns", "url",
+				     mgb_json_text(sv->url));
+	return MGB_JSON_PACK("{s:s, s:s, s:s?, s:o?, s:i, s:I}", "kind", "embedded", "software", "nfs-ganesha",
+			     "version", sv->nfs.version, "export_fs", t->fstype ? mgb_json_text(t->fstype) : NULL,
+			     "nfs_version", nfs_version(sv->reach), "start_ns", (json_int_t)sv->nfs.start_ns);
+}
+
+/*
+ * Over NFS the evidence is about the exported filesystem, probed with local syscalls, not about
+ * the NFS path the cell measures (the server's own queries, such as a v3 WRITE reply's
+ * attributes, arm the flag where the client's would not): it says so.
+ */
+const char *mgb_served_evidence_about(const struct mgb_served *sv)
+{
+	return sv->reach == MGB_REACH_LOCAL ? "the measured filesystem" : "the exported filesystem, probed locally";
+}
+
+const char *mgb_served_death(const struct mgb_served *sv)
+{
+#ifdef HAVE_LIBNFS
+	/* A killed server may take a moment to be seen dead after its socket closed. */
+	for (int i = 0; sv->nfs.pid > 0 && i < 20; i++, usleep(10000))
+		if (!mgb_nfs_server_alive(&sv->nfs))
+			return "the NFS server exited";
+#else
+	(void)sv;
+#endif
+	return NULL;
+}
+
+int64_t mgb_served_start_ns(const struct mgb_served *sv)
+{
+	return sv->nfs.start_ns;
+}
