@@ -404,6 +404,70 @@ unsigned t_scratch_dirs(bool *all_empty)
 	return n;
 }
 
+/* One process's arguments, parent and state; false if it is gone. */
+static bool read_proc(pid_t pid, struct t_proc *p, char *args, size_t cap)
+{
+	char path[64], stat[512] = "", *close_paren;
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	len = fread(args, 1, cap - 1, f);
+	fclose(f);
+	args[len] = '\0';
+	p->pid = pid;
+	p->argc = 0;
+	for (size_t i = 0; i < len && p->argc < 63; i += strlen(args + i) + 1)
+		p->argv[p->argc++] = args + i;
+	p->argv[p->argc] = NULL;
+	memcpy(p->cmdline, args, len + 1);
+	for (size_t i = 0; i + 1 < len; i++)
+		p->cmdline[i] = p->cmdline[i] ? p->cmdline[i] : ' ';
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re"))) {
+		if (!fgets(stat, sizeof(stat), f))
+			stat[0] = '\0';
+		fclose(f);
+	}
+	/* "pid (comm) S ppid ...": comm may hold anything, so read after its last parenthesis */
+	close_paren = strrchr(stat, ')');
+	p->zombie = close_paren && close_paren[1] == ' ' && close_paren[2] == 'Z';
+	p->ppid = close_paren ? (pid_t)atoi(close_paren + 4) : 0;
+	return true;
+}
+
+unsigned t_find_procs(bool (*match)(const struct t_proc *p, const void *arg), const void *arg, pid_t skip,
+		      pid_t *first)
+{
+	static struct t_proc p;
+	static char args[sizeof(p.cmdline)];
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (first)
+		*first = 0;
+	while (d && (e = readdir(d))) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+
+		if (pid <= 0 || pid == skip || !read_proc(pid, &p, args, sizeof(args)) || !match(&p, arg))
+			continue;
+		if (first && !n)
+			*first = pid;
+		n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+bool t_proc_cmdline_has(const struct t_proc *p, const void *arg)
+{
+	return strstr(p->cmdline, arg) != NULL;
+}
+
 bool t_in_workload(pid_t pid, const char *workload)
 {
 	char path[64], comm[32] = "", want[32];

@@ -99,6 +99,21 @@ unsigned t_count_files(const char *dir, const char *keep);
  */
 unsigned t_scratch_dirs(bool *all_empty);
 
+/* A process as /proc shows it, for a test that looks for what a run started or left behind. */
+struct t_proc {
+	pid_t pid, ppid;
+	bool zombie;        /* exited, not yet reaped */
+	size_t argc;
+	const char *argv[64];
+	char cmdline[8192]; /* the arguments joined by spaces */
+};
+
+/* Every process for which match(p, arg) is true, but skip: how many (the first's pid in *first). */
+unsigned t_find_procs(bool (*match)(const struct t_proc *p, const void *arg), const void *arg, pid_t skip,
+		      pid_t *first);
+/* For t_find_procs: a process whose command line holds the string arg. */
+bool t_proc_cmdline_has(const struct t_proc *p, const void *arg);
+
 /* Has the mgbench run with this pid reached the workload?  (It names its task mgb-<workload>.) */
 bool t_in_workload(pid_t pid, const char *workload);
 

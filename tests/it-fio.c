@@ -11,7 +11,6 @@
 #include "config.h"
 #include "helpers.h"
 
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,32 +71,15 @@ static void setenv_child(void *dir)
 	setenv("MGBENCH_FIO_DIR", dir, 1);
 }
 
+/* fio's JSON runs that mgbench started with mark (this test's TMPDIR) on their command line. */
+static bool our_fio(const struct t_proc *p, const void *mark)
+{
+	return strstr(p->cmdline, "--output-format=json") && strstr(p->cmdline, mark);
+}
+
 static unsigned fio_processes(const char *mark)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	unsigned n = 0;
-
-	while (d && (e = readdir(d))) {
-		char path[300], cmd[4096] = { 0 };
-		FILE *f;
-		size_t len;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		len = fread(cmd, 1, sizeof(cmd) - 1, f);
-		fclose(f);
-		for (size_t i = 0; i + 1 < len; i++)
-			cmd[i] = cmd[i] ? cmd[i] : ' ';
-		n += strstr(cmd, "--output-format=json") && strstr(cmd, mark);
-	}
-	if (d)
-		closedir(d);
-	return n;
+	return t_find_procs(our_fio, mark, 0, NULL);
 }
 
 static void interrupt_stops_fio(void)

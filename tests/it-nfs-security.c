@@ -40,51 +40,24 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* ganesha.nfsd processes whose command line holds this test's TMPDIR; the first one's pid, or
- * the first whose pid is not `other`. */
+/* ganesha.nfsd processes whose command line holds this test's TMPDIR. */
+static bool our_server(const struct t_proc *p, const void *tmp)
+{
+	return !p->zombie && strstr(p->cmdline, "ganesha.nfsd") && tmp && strstr(p->cmdline, tmp);
+}
+
+/* The first such server's pid, or the first whose pid is not `other`; 0 if none. */
 static pid_t find_server(pid_t other)
 {
-	const char *tmp = getenv("TMPDIR");
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	pid_t found = 0;
+	pid_t first;
 
-	while (d && !found && (e = readdir(d))) {
-		char path[300], buf[4096] = "", stat[64] = "";
-		size_t len;
-		FILE *f;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' || atoi(e->d_name) == other)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		if (!(f = fopen(path, "re")))
-			continue;
-		len = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		for (size_t i = 0; i < len; i++)
-			if (!buf[i])
-				buf[i] = ' ';
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		if ((f = fopen(path, "re"))) {
-			if (!fgets(stat, sizeof(stat), f))
-				stat[0] = '\0';
-			fclose(f);
-		}
-		if (!strstr(stat, ") Z") && strstr(buf, "ganesha.nfsd") && tmp && strstr(buf, tmp))
-			found = atoi(e->d_name);
-	}
-	if (d)
-		closedir(d);
-	return found;
+	t_find_procs(our_server, getenv("TMPDIR"), other, &first);
+	return first;
 }
 
 static unsigned count_servers(void)
 {
-	unsigned n = 0;
-
-	for (pid_t p = 0; (p = find_server(p)) && n < 64;)
-		n++;
-	return n;
+	return t_find_procs(our_server, getenv("TMPDIR"), 0, NULL);
 }
 
 /* The NFS and MOUNT ports of a running embedded server, from its config (in its namespace). */

@@ -58,45 +58,14 @@ static const char *str_at(json_t *cell, const char *obj, const char *key)
 
 /* ganesha.nfsd processes whose config lies under this test's TMPDIR, or the rpcbinds mgbench
  * started (their /run is mgbench's private tmpfs); optionally the first pid. */
+static bool our_server(const struct t_proc *p, const void *tmp)
+{
+	return !p->zombie && strstr(p->cmdline, "ganesha.nfsd") && tmp && strstr(p->cmdline, tmp);
+}
+
 static unsigned count_servers(pid_t *first)
 {
-	const char *tmp = getenv("TMPDIR");
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	unsigned n = 0;
-
-	while (d && (e = readdir(d))) {
-		char path[300], buf[4096] = "", stat[64] = "";
-		size_t len;
-		FILE *f;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		if (!(f = fopen(path, "re")))
-			continue;
-		len = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		for (size_t i = 0; i < len; i++)
-			if (!buf[i])
-				buf[i] = ' ';
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		if ((f = fopen(path, "re"))) {
-			if (!fgets(stat, sizeof(stat), f))
-				stat[0] = '\0';
-			fclose(f);
-		}
-		if (strstr(stat, ") Z"))
-			continue; /* exited, not yet reaped */
-		if (strstr(buf, "ganesha.nfsd") && tmp && strstr(buf, tmp)) {
-			if (first && !n)
-				*first = atoi(e->d_name);
-			n++;
-		}
-	}
-	if (d)
-		closedir(d);
-	return n;
+	return t_find_procs(our_server, getenv("TMPDIR"), 0, first);
 }
 
 static void check_no_server(const char *when)

@@ -171,28 +171,18 @@ static void write_text(const char *path, const char *text)
 }
 
 /* Children of ours (the test is a subreaper) still alive: a helper mgbench left behind. */
+static bool child_of(const struct t_proc *p, const void *parent)
+{
+	return p->ppid == *(const pid_t *)parent;
+}
+
 static unsigned orphans(void)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	unsigned n = 0;
-	char path[300], buf[4096];
+	pid_t self = getpid();
 
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
-	while (d && (e = readdir(d))) {
-		char *p;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
-		read_file(path, buf, sizeof(buf));
-		if ((p = strstr(buf, "PPid:")) && atoi(p + 5) == getpid())
-			n++;
-	}
-	if (d)
-		closedir(d);
-	return n;
+	return t_find_procs(child_of, &self, 0, NULL);
 }
 
 /* D4: a cache another user can write (or owns) is refused before anything is made in it. */

@@ -11,7 +11,6 @@
 #include "helpers.h"
 #include "result.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -30,37 +29,19 @@ static double now_s(void)
 }
 
 /* qemu processes booting an initramfs under this test's TMPDIR (ours, not other users'). */
+static bool our_qemu(const struct t_proc *p, const void *tmp)
+{
+	if (!tmp || !p->argc || !strstr(p->argv[0], "qemu-system"))
+		return false;
+	for (size_t i = 0; i < p->argc; i++)
+		if (!strncmp(p->argv[i], tmp, strlen(tmp)))
+			return true;
+	return false;
+}
+
 static unsigned our_qemus(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	unsigned n = 0;
-
-	while (d && (e = readdir(d))) {
-		char path[300], buf[8192];
-		ssize_t len;
-		int fd;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		if ((fd = open(path, O_RDONLY)) < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		if (!strstr(buf, "qemu-system"))
-			continue;
-		for (char *p = buf; p < buf + len; p += strlen(p) + 1)
-			if (!strncmp(p, tmp, strlen(tmp)))
-				n++;
-	}
-	if (d)
-		closedir(d);
-	return n;
+	return t_find_procs(our_qemu, getenv("TMPDIR"), 0, NULL);
 }
 
 static unsigned count_lines(const char *s)
