@@ -109,13 +109,19 @@ static void format_change(char *change, char *ci, size_t len, json_t *verdict, c
 	json_t *interval = json_object_get(verdict, json_is_number(rel) ? "ci_relative" : "ci");
 	bool pct = json_is_number(rel);
 	char lo[16], hi[16];
+	double x;
 
 	*change = *ci = '\0';
 	if (!json_is_number(abs))
 		return;
 	if (pct)
 		unit = NULL;
-	format_one(change, len, json_number_value(pct ? rel : abs), pct, unit);
+	x = json_number_value(pct ? rel : abs);
+	/* a difference of rates is truncated like the values it is of: 0 against 0.9987 reads
+	 * 0.000, 0.998 and +0.998, not +0.999 */
+	if (!pct && !unit && fabs(x) >= 0.01)
+		x = (double)(long long)(x * 1000.0) / 1000.0;
+	format_one(change, len, x, pct, unit);
 	if (!json_is_array(interval))
 		return;
 	format_one(lo, sizeof(lo), json_number_value(json_array_get(interval, 0)), pct, unit);
