@@ -30,11 +30,4 @@ for side in series control; do
 	run "$side" "$kdir" statx06-ticks0 statx06 --ticks 0
 done
 
-"$mgbench" compare "$out/seeds-6.1-control-suite.json" "$out/seeds-6.1-series-suite.json" \
-	> "$out/seeds-6.1-compare.txt"
-"$mgbench" compare --format markdown "$out/seeds-6.1-control-suite.json" "$out/seeds-6.1-series-suite.json" \
-	> "$out/seeds-6.1-compare.md"
-"$mgbench" plot "$out/seeds-6.1-control-suite.json" "$out/seeds-6.1-series-suite.json" --workload ordering \
-	-o "$out/seeds-6.1-ordering.png"
-"$mgbench" plot "$out/seeds-6.1-control-suite.json" "$out/seeds-6.1-series-suite.json" --workload ordering \
-	-o "$out/seeds-6.1-ordering.txt"
+sh "$out/make-seeds-6.1-tables.sh" "$out" "$mgbench"
