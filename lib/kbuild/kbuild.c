@@ -351,7 +351,8 @@ struct job {
 	size_t npatches;
 	char *user_frag, *cache, *key_dir, *work;
 	char key[65], frag_sha[65];
-	bool progress;
+	bool progress; /* stages and a redrawn line, on a terminal */
+	enum mgb_kb_progress compile_progress;
 };
 
 static void stage(const struct job *j, const char *fmt, const char *arg)
@@ -453,7 +454,7 @@ static int build(struct job *j, char *err)
 			     "KBUILD_BUILD_HOST=mgbench", jobs, NULL, NULL };
 	stage(j, "configuring (tinyconfig + %s)", b->config ? "mgbench's fragment + yours" : "mgbench's fragment");
 	mk[9] = "tinyconfig";
-	if ((st = mgb_kb_run_logged(mk, NULL, logfd, false, "", err))) {
+	if ((st = mgb_kb_run_logged(mk, NULL, logfd, MGB_KB_PROGRESS_NONE, "", err))) {
 		if (st > 0)
 			make_failed(j, "tinyconfig", st, log, err);
 		goto out;
@@ -469,7 +470,7 @@ static int build(struct job *j, char *err)
 		}
 	}
 	mk[9] = "olddefconfig";
-	if ((st = mgb_kb_run_logged(mk, NULL, logfd, false, "", err))) {
+	if ((st = mgb_kb_run_logged(mk, NULL, logfd, MGB_KB_PROGRESS_NONE, "", err))) {
 		if (st > 0)
 			make_failed(j, "olddefconfig", st, log, err);
 		goto out;
@@ -481,7 +482,7 @@ static int build(struct job *j, char *err)
 		goto out;
 	stage(j, "compiling (make %s bzImage)", jobs);
 	mk[9] = "bzImage";
-	if ((st = mgb_kb_run_logged(mk, NULL, logfd, j->progress, "mgbench kernel: compiling", err))) {
+	if ((st = mgb_kb_run_logged(mk, NULL, logfd, j->compile_progress, "mgbench kernel: compiling", err))) {
 		if (st < 0)
 			goto out;
 		if (keep_log(j, log, p, sizeof(p)))
@@ -736,6 +737,7 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 	size_t kl;
 
 	j.progress = !b->quiet && isatty(2);
+	j.compile_progress = b->quiet ? MGB_KB_PROGRESS_NONE : j.progress ? MGB_KB_PROGRESS_TTY : MGB_KB_PROGRESS_LINES;
 	if (b->jobs == 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 

@@ -50,10 +50,14 @@ int mgb_kb_config_known(const char *tree, const char *config_path, const char *f
 /* Lines of a user fragment that are neither options, comments nor blank: -1 naming the first. */
 int mgb_kb_config_parse(const char *fragment, const char *what, char *err);
 
-/* Run argv in cwd, output appended to log; on a terminal a progress line (elapsed time and the
- * current make target) labelled label.  Returns the exit status, or -1 (also when SIGINT or
- * SIGTERM came: the child's process group is then stopped). */
-int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, bool progress,
+/* How a long step shows that it is alive: not at all, on a terminal's line redrawn four times a
+ * second, or (stderr a log or a CI job's output) one line every 30 s. */
+enum mgb_kb_progress { MGB_KB_PROGRESS_NONE, MGB_KB_PROGRESS_TTY, MGB_KB_PROGRESS_LINES };
+
+/* Run argv in cwd, output appended to log, showing progress (elapsed time and the current make
+ * target) labelled label.  Returns the exit status, or -1 (also when SIGINT or SIGTERM came: the
+ * child's process group is then stopped). */
+int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, enum mgb_kb_progress progress,
 		      const char *label, char *err);
 
 #endif

@@ -60,7 +60,7 @@ static void make_child_setup(void *arg)
 		unsetenv(drop[i]);
 }
 
-int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, bool progress,
+int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, enum mgb_kb_progress progress,
 		      const char *label, char *err)
 {
 	struct mgb_proc_spec spec = { .argv = argv, .path_search = true, .cwd = cwd, .out = MGB_PROC_PIPE,
@@ -91,17 +91,20 @@ int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, bool
 		if (write(logfd, buf, (size_t)n) != n) {
 			/* a full disk shows up in the build's own failure */
 		}
-		if (!progress)
+		if (progress == MGB_KB_PROGRESS_NONE)
 			continue;
 		last_target(buf, (size_t)n, target, sizeof(target));
 		int64_t now = mgb_clock_ns(CLOCK_MONOTONIC);
+		long s = (long)((now - start) / MGB_NSEC_PER_SEC);
 
-		if (now - last > 250000000) {
-			long s = (long)((now - start) / MGB_NSEC_PER_SEC);
-
+		if (progress == MGB_KB_PROGRESS_TTY && now - last > 250000000) {
 			fprintf(stderr, "\r\033[K%s %ld:%02ld %.50s", label, s / 60, s % 60, target);
 			last = now;
 			shown = true;
+		} else if (progress == MGB_KB_PROGRESS_LINES && now - last >= 30 * MGB_NSEC_PER_SEC) {
+			if (last)
+				fprintf(stderr, "%s %ld:%02ld %.50s\n", label, s / 60, s % 60, target);
+			last = now;
 		}
 	}
 	close(rfd);
