@@ -38,8 +38,10 @@ int main(void)
 	T_CHECK(o.status == 0, "exit %d: %s", o.status, o.err);
 	doc = json_loads(o.out, 0, &je);
 	T_CHECK(doc != NULL, "info --json is JSON: %s", je.text);
-	if (!doc)
+	if (!doc) {
+		t_output_free(&o);
 		return t_result();
+	}
 	T_CHECK(json_string_value(json_object_get(json_object_get(doc, "kernel"), "release")) != NULL, "release");
 	T_CHECK(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "kernel"), "clocks"),
 						   "coarse_tick_ns")) > 0, "coarse tick measured");
