@@ -50,7 +50,7 @@ static void usage(FILE *f)
 		"                  debian:unstable (downloaded into the cache)\n"
 		"  --modules DIR   modules tree of a kernel path (INSTALL_MOD_PATH)\n"
 		"  --accel A       tcg (default) or kvm (probed, falls back to tcg)\n"
-		"  --cpus N        virtual CPUs (default 1)\n"
+		"  --cpus N        virtual CPUs (default 2: some workloads need two)\n"
 		"  --mem MIB       guest memory in MiB (default 1024)\n"
 		"  --timeout S     give up on the guest after S seconds (default 600)\n"
 		"  --init-timeout S  give up when the guest has not reached its init\n"
@@ -192,7 +192,7 @@ static void note_lost_ticks(json_t *doc, bool quiet)
 int cmd_vm(int argc, char **argv)
 {
 	const char *kernel = NULL, *modules = NULL, *accel = "tcg", *output = NULL, *fs = NULL;
-	unsigned cpus = 1, mem = 1024, timeout = 600, init_timeout = 0;
+	unsigned cpus = 2, mem = 1024, timeout = 600, init_timeout = 0;
 	bool quiet = false, test_init_exit = false, have_out = false, session_up = false;
 	struct mgb_vm_kernel k = { 0 };
 	struct mgb_vm_boot b = { 0 };

@@ -73,6 +73,9 @@ struct mgb_workload {
 	/* Optional: options that are each valid but not together; -1 with err makes a usage error
 	 * (exit 2) before anything runs. */
 	int (*check_params)(const void *params, char *err);
+	/* Optional: whether these parameters run two threads or processes side by side (a poller
+	 * beside a writer), which one CPU can only interleave: such a cell on one CPU is warned of. */
+	bool (*needs_two_cpus)(const void *params);
 };
 
 #define MGB_DEFAULT_ROUNDS 10000

@@ -123,6 +123,50 @@ static void run_variant(const char *variant, const char *fs_list, const char *se
 	t_output_free(&o);
 }
 
+static void one_cpu(void *arg)
+{
+	cpu_set_t set;
+
+	(void)arg;
+	CPU_ZERO(&set);
+	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* --variant threads on one CPU: the cell warns that its two threads only take turns; on two or
+ * more it does not, and the default variant never does. */
+static void two_cpu_warning(void)
+{
+	const char *path = t_result_path("one-cpu.json");
+	const char *const threads[] = { "run", "ordering", "--variant", "threads", "--fs", "tmpfs", "--rounds", "200",
+					"-o", path, NULL };
+	const char *const same[] = { "run", "ordering", "--fs", "tmpfs", "--rounds", "200", "-o", path, NULL };
+	cpu_set_t set;
+	struct t_output o;
+	json_t *doc;
+
+	t_mgbench_with(&o, threads, one_cpu, NULL);
+	T_CHECK(o.status == 0, "threads on one CPU: exit %d: %s", o.status, o.err);
+	T_CHECK(strstr(o.out, "warning: ordering with these options runs two threads"),
+		"threads on one CPU: the table warns: %s", o.out);
+	doc = t_load(path);
+	T_CHECK(json_array_size(json_object_get(json_array_get(json_object_get(doc, "cells"), 0), "warnings")) == 1,
+		"threads on one CPU: the cell records the warning");
+	json_decref(doc);
+	t_output_free(&o);
+	t_mgbench_with(&o, same, one_cpu, NULL);
+	T_CHECK(o.status == 0 && !strstr(o.out, "warning:"), "same on one CPU: no warning: %s", o.out);
+	t_output_free(&o);
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2) {
+		t_mgbench(&o, threads);
+		T_CHECK(o.status == 0 && !strstr(o.out, "warning:"), "threads on %d CPUs: no warning: %s",
+			CPU_COUNT(&set), o.out);
+		t_output_free(&o);
+	} else {
+		fprintf(stderr, "one CPU only: the no-warning case on two CPUs is not judged\n");
+	}
+}
+
 static void expect_failure(const char *const args[], int status, const char *names)
 {
 	struct t_output o;
@@ -148,6 +192,7 @@ int main(void)
 	run_variant("crossfs", "ext4,xfs,btrfs,tmpfs", "tmpfs");
 	run_variant("crossfs", "tmpfs", "xfs"); /* and the other way round: f2 on a loop fs */
 	run_variant("threads", "ext4,xfs,btrfs,tmpfs", "tmpfs");
+	two_cpu_warning();
 
 	snprintf(out, sizeof(out), "%s", t_result_path("dir.json"));
 	snprintf(dir, sizeof(dir), "%s", getenv("TMPDIR"));

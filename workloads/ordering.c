@@ -316,6 +316,12 @@ out:
 	return r;
 }
 
+/* --variant threads writes the two files from two threads pinned to two CPUs. */
+static bool ordering_needs_two_cpus(const void *params)
+{
+	return !strcmp(((const struct ordering_params *)params)->variant, "threads");
+}
+
 const struct mgb_workload mgb_workload_ordering = {
 	.name = "ordering",
 	.summary = "write f1, f2, f1: f1's mtime must not be older than f2's",
@@ -323,4 +329,5 @@ const struct mgb_workload mgb_workload_ordering = {
 	.params_size = sizeof(struct ordering_params),
 	.columns = ordering_columns,
 	.run = ordering_run,
+	.needs_two_cpus = ordering_needs_two_cpus,
 };

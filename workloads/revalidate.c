@@ -526,6 +526,12 @@ out:
 	return 0;
 }
 
+/* Free-running, the poller and the writer race; sequenced, they take turns. */
+static bool reval_needs_two_cpus(const void *params)
+{
+	return !((const struct reval_params *)params)->sequenced;
+}
+
 const struct mgb_workload mgb_workload_revalidate = {
 	.name = "revalidate",
 	.summary = "poll ctime, re-read on change; count the versions missed",
@@ -533,4 +539,5 @@ const struct mgb_workload mgb_workload_revalidate = {
 	.params_size = sizeof(struct reval_params),
 	.columns = reval_columns,
 	.run = reval_run,
+	.needs_two_cpus = reval_needs_two_cpus,
 };

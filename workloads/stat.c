@@ -254,6 +254,14 @@ out:
 	return 0;
 }
 
+/* Several query threads, or a writer beside them, contend only when they run at once. */
+static bool stat_needs_two_cpus(const void *params)
+{
+	const struct stat_params *p = params;
+
+	return p->threads > 1 || p->writer;
+}
+
 const struct mgb_workload mgb_workload_stat = {
 	.name = "stat",
 	.summary = "statx throughput on one inode, with or without a writer",
@@ -261,4 +269,5 @@ const struct mgb_workload mgb_workload_stat = {
 	.params_size = sizeof(struct stat_params),
 	.columns = stat_columns,
 	.run = stat_run,
+	.needs_two_cpus = stat_needs_two_cpus,
 };

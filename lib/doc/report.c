@@ -52,7 +52,12 @@ void mgb_print_wrapped(FILE *out, const char *text, int indent)
 			while (n > width / 2 && text[n] != ' ')
 				n--;
 		}
-		fprintf(out, "%*s%.*s\n", indent, "", n, text);
+		fprintf(out, "%*s", indent, "");
+		/* text may come from a document: control characters (an escape sequence, a newline)
+		 * print as '?' */
+		for (int i = 0; i < n; i++)
+			fputc((unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i], out);
+		fputc('\n', out);
 		text += n;
 		while (*text == ' ')
 			text++;
@@ -88,6 +93,9 @@ static void print_params(FILE *out, const struct mgb_workload *w, json_t *params
 			fputc('\n', out);
 			col = 0;
 		}
+		for (char *c = s; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?'; /* a value from a document is no escape sequence */
 		col += fprintf(out, "  %s=%s", o->name, s);
 		free(s);
 	}
@@ -184,6 +192,22 @@ static void print_server(FILE *out, json_t *server, json_t *bm)
  * "      uring depth=32 link: punted 99.1% of writes, 99.5% of all".  Writes are told apart:
  * io_uring always hands a statx to a worker, so only the writes' punts say what timestamps cost.
  */
+/* A cell's warnings, each wrapped under its row. */
+static void print_warnings(FILE *out, json_t *cell)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(json_object_get(cell, "warnings"), i, w) {
+		char *line;
+
+		if (asprintf(&line, "warning: %s", json_string_value(w) ?: "") < 0)
+			continue;
+		mgb_print_wrapped(out, line, 4);
+		free(line);
+	}
+}
+
 static void print_backend_line(FILE *out, json_t *cell)
 {
 	json_t *b = json_object_get(cell, "backend"), *opts = json_object_get(b, "options");
@@ -266,6 +290,7 @@ void mgb_report_print(FILE *out, json_t *doc)
 		fputc('\n', out);
 		print_backend_line(out, cell);
 		print_extra_rows(out, w, json_object_get(cell, MGB_REPORT_ROWS));
+		print_warnings(out, cell);
 	}
 	mg_line_print(out, &mg);
 	free(block_key);

@@ -6,6 +6,7 @@
 #include "stop.h"
 #include "util.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -33,6 +34,28 @@ static json_t *evidence_json(const struct mgb_served *sv, const struct mgb_clock
 	return e;
 }
 
+/* The CPUs this process may run on (its affinity, which a container or taskset narrows). */
+static int usable_cpus(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+/* cell.warnings: what makes the cell mean less than its workload says, on this machine. */
+static void warn_cell(json_t *cell, const struct mgb_cell_spec *spec)
+{
+	const struct mgb_workload *w = spec->workload;
+	int cpus = usable_cpus();
+	char msg[300];
+
+	if (!w->needs_two_cpus || !w->needs_two_cpus(spec->params) || cpus >= 2)
+		return;
+	snprintf(msg, sizeof(msg), "%s with these options runs two threads side by side, and this machine gives "
+		 "it %d CPU: they only take turns (in a guest, give vm --cpus 2)", w->name, cpus);
+	json_object_set_new(cell, "warnings", json_pack("[o]", mgb_json_text(msg)));
+}
+
 json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, const struct mgb_clockinfo *ci,
 		     struct mgb_progress *progress)
 {
@@ -58,6 +81,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 			 "rounds", (json_int_t)spec->rounds,
 			 "params", mgb_params_to_json(spec->workload, spec->params));
 
+	warn_cell(cell, spec);
 	r = mgb_serve_up(s, spec->fs, spec->dir, spec->backend->reach, url, &sv, err);
 	unsupported = sv.unsupported;
 	json_object_set_new(cell, "target", target_json(t));

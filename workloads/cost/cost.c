@@ -517,6 +517,14 @@ static int cost_run(struct mgb_ctx *ctx)
 	return 0;
 }
 
+/* The query stream polls from a thread of its own beside the writer (and --crosstalk adds a
+ * process). */
+static bool cost_needs_two_cpus(const void *params)
+{
+	(void)params;
+	return true;
+}
+
 const struct mgb_workload mgb_workload_cost = {
 	.name = "cost",
 	.summary = "write load with and without a flag-arming query stream",
@@ -525,4 +533,5 @@ const struct mgb_workload mgb_workload_cost = {
 	.default_rounds = 20000,
 	.columns = cost_columns,
 	.run = cost_run,
+	.needs_two_cpus = cost_needs_two_cpus,
 };
