@@ -408,16 +408,16 @@ static int regressions(json_t *cmp, const char **names, unsigned n)
 						continue;
 					if (is_verdict(v, "worse")) {
 						fprintf(stderr, "mgbench compare: regression: %s of %s on %s got worse in %c\n",
-							names[x], json_string_value(json_object_get(c, "workload")),
-							json_string_value(json_array_get(json_object_get(c, "fs"), k)),
+							safe(names[x]), safe(json_string_value(json_object_get(c, "workload"))),
+							safe(json_string_value(json_array_get(json_object_get(c, "fs"), k))),
 							letter(k));
 						worse++;
 					} else if (!is_verdict(v, "no change") && !is_verdict(v, "better") &&
 						   !is_verdict(v, "changed")) {
 						fprintf(stderr, "mgbench compare: not judged: %s of %s on %s in %c: %s\n",
-							names[x], json_string_value(json_object_get(c, "workload")),
-							json_string_value(json_array_get(json_object_get(c, "fs"), k)),
-							letter(k), json_string_value(json_object_get(v, "verdict")));
+							safe(names[x]), safe(json_string_value(json_object_get(c, "workload"))),
+							safe(json_string_value(json_array_get(json_object_get(c, "fs"), k))),
+							letter(k), safe(json_string_value(json_object_get(v, "verdict"))));
 						unjudged++;
 					}
 				}
@@ -431,6 +431,18 @@ static int regressions(json_t *cmp, const char **names, unsigned n)
 		}
 	}
 	return worse ? MGB_EXIT_FAIL : unjudged ? EXIT_UNJUDGED : MGB_EXIT_OK;
+}
+
+/* Whether any matched cell is of a workload this mgbench knows (has columns to judge). */
+static bool any_known_cell(json_t *cmp)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(cmp, "cells"), i, c)
+		if (json_is_true(json_object_get(c, "known_workload")))
+			return true;
+	return false;
 }
 
 /* A --metrics name that matches no compared column is a typo, not an empty table. */
@@ -628,6 +640,15 @@ int cmd_compare(int argc, char **argv)
 	}
 	if ((rc = check_metrics(cmp, &o))) {
 		json_decref(cmp);
+		goto out;
+	}
+	if (!any_known_cell(cmp)) {
+		/* nothing this mgbench can judge: an empty table would read as "no change" */
+		fprintf(stderr, "mgbench compare: no matched cell is of a workload this mgbench knows (%s)\n",
+			safe(json_string_value(json_object_get(json_array_get(json_object_get(cmp, "cells"), 0),
+							   "workload"))));
+		json_decref(cmp);
+		rc = MGB_EXIT_FAIL;
 		goto out;
 	}
 	if (!strcmp(format, "json")) {

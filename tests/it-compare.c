@@ -194,6 +194,8 @@ static void report_defects(void)
 	const char *const r_fail[] = { "report", fail, NULL }, *const r_many[] = { "report", many, NULL };
 	const char *const r_types[] = { "report", types, NULL }, *const r_unknown[] = { "report", unknown, NULL };
 	const char *const r_esc[] = { "report", esc, NULL }, *const c_esc[] = { "compare", esc, esc, NULL };
+	const char *const c_unknown[] = { "compare", unknown, unknown, NULL };
+	const char *const c_esc_gate[] = { "compare", "--fail-on-regression", "writes/s", esc, esc, NULL };
 	const char *const r_other[] = { "report", tmpfs_doc, other, NULL };
 	struct t_output o;
 
@@ -251,10 +253,18 @@ static void report_defects(void)
 	t_mgbench(&o, r_unknown);
 	T_CHECK(o.status == 1 && strstr(o.err, "no cell of a workload"), "D30: %d %s", o.status, o.err);
 	t_output_free(&o);
+	t_mgbench(&o, c_unknown);
+	T_CHECK(o.status == 1 && strstr(o.err, "workload this mgbench knows (nosuch)"), "D30: compare: %d %s", o.status,
+		o.err);
+	t_output_free(&o);
 
 	/* D27: an escape sequence in a document reaches no terminal */
 	doc = json_deep_copy(base);
 	json_object_set_new(json_array_get(json_object_get(doc, "cells"), 0), "fs", json_string("tm\x1b[31mp\nfs"));
+	json_object_set_new(json_object_get(json_array_get(json_object_get(doc, "cells"), 0), "params"), "query",
+			    json_string("every\x1b[2J"));
+	json_object_set_new(json_array_get(json_object_get(doc, "cells"), 0), "warnings",
+			    json_pack("[s]", "w\x1b]0;t\x07"));
 	write_doc(doc, "escape.json", esc, sizeof(esc));
 	json_decref(doc);
 	t_mgbench(&o, r_esc);
@@ -262,6 +272,9 @@ static void report_defects(void)
 	t_output_free(&o);
 	t_mgbench(&o, c_esc);
 	T_CHECK(o.status == 0 && !strchr(o.out, '\x1b') && !strstr(o.out, "p\nfs"), "D27: compare: %s", o.out);
+	t_output_free(&o);
+	t_mgbench(&o, c_esc_gate);
+	T_CHECK(!strchr(o.err, '\x1b') && strstr(o.err, "not judged"), "D27: the gate's lines: %s", o.err);
 	t_output_free(&o);
 
 	/* D16: another kernel's document is not silently merged */

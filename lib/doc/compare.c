@@ -614,7 +614,7 @@ static json_t *compare_cell(json_t **lists, unsigned ndocs, const bool *comparab
 							     "kind", c->events ? "proportion" : "continuous", "timing",
 							     timing, "values", values, "against_base", verdicts));
 	}
-	return MGB_JSON_PACK("{s:s, s:o, s:O, s:O, s:o, s:o, s:i}", "workload", wname, "fs", fss, "backend",
+	return MGB_JSON_PACK("{s:s, s:o, s:O, s:O, s:o, s:o, s:b}", "workload", wname, "fs", fss, "backend",
 			     json_object_get(first, "backend"), "params", json_object_get(first, "params"), "metrics",
 			     metrics, "notes", notes, "known_workload", w != NULL);
 }
