@@ -35,14 +35,16 @@ static void usage(FILE *f)
 		"Build a guest kernel for `mgbench vm --kernel DIR` (tinyconfig plus\n"
 		"mgbench's fragment, everything built in), cached by source, patches\n"
 		"and config.  Prints the build directory.\n\n"
-		"  --source SRC     a kernel tree (never modified), or debian:6.1,\n"
-		"                   debian:6.12 (linux-source-*, fetched into the cache)\n"
+		"  --source SRC     a kernel tree (never modified), or\n"
+		"                   %s (linux-source-*,\n"
+		"                   fetched into the cache)\n"
 		"  --patches P      a patch file, or a directory of *.patch/*.diff/*.mbox\n"
 		"                   applied in name order; repeat to add more, in order\n"
 		"  --config FRAG    more config options (CONFIG_X=y lines), checked too\n"
 		"  -j, --jobs N     make jobs (default: the CPU count)\n"
 		"  -o, --output DIR copy the build here (default: its cache directory)\n"
-		"  -q, --quiet      errors only\n");
+		"  -q, --quiet      errors only\n",
+		mgb_debian_kernel_names(true));
 }
 
 static int cmd_kernel_build(int argc, char **argv)
@@ -86,7 +88,8 @@ static int cmd_kernel_build(int argc, char **argv)
 	}
 	if (!b.source) {
 		free(patches);
-		return mgb_usage_error("kernel build", "--source is required (a kernel tree, debian:6.1 or debian:6.12)");
+		return mgb_usage_error("kernel build", "--source is required (a kernel tree, %s)",
+				       mgb_debian_kernel_names(true));
 	}
 	b.patches = patches;
 	mgb_stop_install();

@@ -46,8 +46,8 @@ static void usage(FILE *f)
 		"usage: mgbench vm --kernel K [options] -- run WORKLOAD [run options]\n\n"
 		"Run an mgbench command inside kernel K under qemu (TCG).\n\n"
 		"  --kernel K      a bzImage/vmlinux path, a `mgbench kernel build`\n"
-		"                  directory, or debian:6.1, debian:6.12,\n"
-		"                  debian:unstable (downloaded into the cache)\n"
+		"                  directory, or a Debian kernel (downloaded into the\n"
+		"                  cache): %s\n"
 		"  --modules DIR   modules tree of a kernel path (INSTALL_MOD_PATH)\n"
 		"  --accel A       tcg (default) or kvm (probed, falls back to tcg)\n"
 		"  --cpus N        virtual CPUs (default 2: some workloads need two)\n"
@@ -58,7 +58,8 @@ static void usage(FILE *f)
 		"                  most --timeout): a damaged kernel prints nothing\n"
 		"  -o, --output F  result document (default mgbench-vm-DATE.json); or\n"
 		"                  run's -o, not both\n"
-		"  -q, --quiet     no console output, errors only\n");
+		"  -q, --quiet     no console output, errors only\n",
+		mgb_debian_kernel_names(false));
 }
 
 static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *v)
@@ -238,7 +239,7 @@ int cmd_vm(int argc, char **argv)
 		}
 	}
 	if (!kernel)
-		return mgb_usage_error("vm", "--kernel is required (a path, or debian:6.12 ...)");
+		return mgb_usage_error("vm", "--kernel is required (a path, or %s)", mgb_debian_kernel_names(false));
 	if (optind >= argc)
 		return mgb_usage_error("vm", "no command: mgbench vm --kernel K -- run WORKLOAD ...");
 	if (strcmp(argv[optind], "run") && strcmp(argv[optind], "info") && strcmp(argv[optind], "list"))

@@ -48,6 +48,22 @@ int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err
 /* mkdir -p; 0 or -1 with err set. */
 int mgb_mkdirs(const char *path, char *err);
 
+/* ---- the Debian kernels known by name (lib/vm/debian.c) ---- */
+
+/* debian:NAME, for `vm --kernel` (an image package) and `kernel build --source` (a source). */
+struct mgb_debian_kernel {
+	const char *name;        /* "6.12" */
+	const char *alias;       /* another name for it ("sid"), or NULL */
+	const char *image_meta;  /* the meta package that names the current image package */
+	const char *suite;       /* NULL: the machine's own apt; else a private apt of that suite */
+	const char *source_pkg;  /* linux-source-X for kernel build, or NULL when there is none */
+};
+
+extern const struct mgb_debian_kernel mgb_debian_kernels[]; /* ends with a NULL name */
+const struct mgb_debian_kernel *mgb_debian_kernel_find(const char *name);
+/* "debian:6.1, debian:6.12 or debian:unstable": every one, or those with a source package. */
+const char *mgb_debian_kernel_names(bool with_source);
+
 /* ---- the guest kernel (lib/vm/kernel.c) ---- */
 
 struct mgb_vm_kernel {

@@ -91,7 +91,8 @@ static int from_dir(const char *dir, struct mgb_kb_source *s, char *err)
 	if (stat(dir, &st))
 		return mgb_err(err, "--source %s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return mgb_err(err, "--source %s is not a directory (a kernel tree, debian:6.1 or debian:6.12)", dir);
+		return mgb_err(err, "--source %s is not a directory (a kernel tree, %s)", dir,
+			       mgb_debian_kernel_names(true));
 	if (!(s->tree = realpath(dir, NULL)))
 		return mgb_err(err, "--source %s: %s", dir, strerror(errno));
 	if (!exists(s->tree, "Kconfig") || !exists(s->tree, "arch/x86/Kconfig") ||
@@ -151,13 +152,14 @@ static char *candidate(const struct mgb_apt *apt, const char *cache, const char 
 static int from_debian(const char *which, const char *cache, bool quiet, struct mgb_kb_source *s, char *err)
 {
 	struct mgb_apt apt;
+	const struct mgb_debian_kernel *known;
 	char *root = NULL, *tmp = NULL, *debs = NULL, *deb = NULL, *out = NULL;
 	int rc = -1;
 
 	mgb_apt_system(&apt);
-	if (strcmp(which, "6.1") && strcmp(which, "6.12"))
-		return mgb_err(err, "unknown source debian:%s (debian:6.1 or debian:6.12)", which);
-	if (asprintf(&s->package, "linux-source-%s", which) < 0 || asprintf(&s->label, "debian:%s", which) < 0)
+	if (!(known = mgb_debian_kernel_find(which)) || !known->source_pkg)
+		return mgb_err(err, "unknown source debian:%s (%s)", which, mgb_debian_kernel_names(true));
+	if (!(s->package = strdup(known->source_pkg)) || asprintf(&s->label, "debian:%s", which) < 0)
 		return mgb_err(err, "out of memory");
 	if (!(s->pkg_version = candidate(&apt, cache, s->package, err)))
 		return -1;

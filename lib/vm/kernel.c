@@ -568,24 +568,20 @@ static int from_debian(const char *which, bool quiet, struct mgb_vm_kernel *k, c
 	struct mgb_apt apt;
 	char *cache = NULL, *meta_pkg = NULL, *pkg = NULL, *root = NULL, *done = NULL, *tmp = NULL;
 	char **deps = NULL, **parts = NULL;
+	const struct mgb_debian_kernel *known;
 	int rc = -1;
 
 	mgb_apt_system(&apt);
 	k->kind = "debian";
 	if (!(cache = mgb_cache_dir(err)))
 		return -1;
-	if (!strcmp(which, "6.1"))
-		meta_pkg = strdup("linux-image-amd64");
-	else if (!strcmp(which, "6.12"))
-		meta_pkg = strdup("linux-image-6.12-amd64");
-	else if (!strcmp(which, "unstable") || !strcmp(which, "sid")) {
-		meta_pkg = strdup("linux-image-amd64");
-		if (mgb_apt_private(&apt, cache, "sid", quiet, err))
-			goto out;
-	} else {
-		mgb_err(err, "unknown kernel debian:%s (debian:6.1, debian:6.12 or debian:unstable)", which);
+	if (!(known = mgb_debian_kernel_find(which))) {
+		mgb_err(err, "unknown kernel debian:%s (%s)", which, mgb_debian_kernel_names(false));
 		goto out;
 	}
+	meta_pkg = strdup(known->image_meta);
+	if (known->suite && mgb_apt_private(&apt, cache, known->suite, quiet, err))
+		goto out;
 	/* The meta package names the current ABI's image package. */
 	if (!(deps = mgb_apt_depends(&apt, meta_pkg, err)))
 		goto out;
