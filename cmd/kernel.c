@@ -6,7 +6,6 @@
 #include "config.h"
 #include "mgbench.h"
 #include "kbuild.h"
-#include "stop.h"
 #include "util.h"
 #include "vm.h"
 
@@ -92,10 +91,9 @@ static int cmd_kernel_build(int argc, char **argv)
 				       mgb_debian_kernel_names(true));
 	}
 	b.patches = patches;
-	mgb_stop_install();
 	if (mgb_kbuild_run(&b, err)) {
 		fprintf(stderr, "mgbench kernel build: %s\n", err);
-		rc = mgb_stop_requested() ? MGB_EXIT_SIGNAL_BASE + mgb_stop_signal : MGB_EXIT_FAIL;
+		rc = MGB_EXIT_FAIL; /* dispatch makes a stop 128 + the signal */
 	} else {
 		if (!b.quiet)
 			fprintf(stderr, "mgbench kernel build: %s %s (built in %.0f s)\n", b.release,

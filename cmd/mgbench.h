@@ -2,7 +2,7 @@
 /*
  * The command table.  To add a subcommand:
  *   1. write cmd/<verb>.c with `int cmd_<verb>(int argc, char **argv)` (argv[0] is the verb),
- *   2. declare it below and add a row to the table in cmd/mgbench.c,
+ *   2. declare it below and add a row to the table in cmd/mgbench.c (STOPPABLE: see there),
  *   3. add the file to cmd/Makemodule.am,
  *   4. write man/mgbench-<verb>.1 and a test in tests/.
  * Exit codes: 0 success, 1 failure, 2 usage error, 77 skipped (DESIGN.md).

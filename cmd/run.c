@@ -500,7 +500,6 @@ int cmd_run(int argc, char **argv)
 		goto out_params;
 	}
 	out.no_replace = !ro.output; /* -o FILE replaces FILE; a name we chose replaces nothing */
-	mgb_stop_install();
 	/* With --dir, only the embedded NFS server needs root: say that, not "use --dir" (D17) */
 	if (geteuid() != 0 && ro.dir && any_nfs_backend(&ro) && !nfs_url_of(&ro)) {
 		fprintf(stderr, "mgbench run: the embedded NFS server needs root "
@@ -524,10 +523,9 @@ int cmd_run(int argc, char **argv)
 	rc = run_plan(&ro, &session, doc, &ci, &progress);
 	mgb_session_end(&session);
 
-	if (mgb_stop_requested()) {
+	/* dispatch makes the exit 128 + the signal */
+	if (mgb_stop_requested())
 		json_object_set_new(doc, "interrupted", json_true());
-		rc = MGB_EXIT_SIGNAL_BASE + mgb_stop_signal;
-	}
 	/* Judge whatever ran, even if another cell failed or the run was cut short. */
 	if (ro.check && mgb_check_document(doc, stderr) > 0 && rc == MGB_EXIT_OK)
 		rc = MGB_EXIT_FAIL;

@@ -274,7 +274,6 @@ int cmd_vm(int argc, char **argv)
 		out.no_replace = !output; /* -o FILE replaces FILE; a name we chose replaces nothing */
 		have_out = true;
 	}
-	mgb_stop_install();
 	/* the initramfs and a --modules index live in the session's private temp dir, gone however
 	 * we exit */
 	if (mgb_session_begin(&session, true, err) < 0)
@@ -361,7 +360,7 @@ fail_session:
 	mgb_session_end(&session);
 fail:
 	fprintf(stderr, "mgbench vm: %s\n", err);
-	rc = mgb_stop_requested() ? MGB_EXIT_SIGNAL_BASE + mgb_stop_signal : MGB_EXIT_FAIL;
+	rc = MGB_EXIT_FAIL; /* dispatch makes a stop 128 + the signal */
 out:
 	if (have_out)
 		mgb_output_abort(&out);
