@@ -94,12 +94,15 @@ static void mann_whitney(void)
 	T_CHECK(t.dir == 1 && t.effect == 100 && t.lo <= 100 && t.hi >= 100 && t.lo > 0, "HL shift %g [%g, %g]",
 		t.effect, t.lo, t.hi);
 	for (int i = 0; i < 20; i++) {
-		/* B's median is above A's, but B is mostly lower */
-		dir_a[i] = i < 10 ? 500 + i : 503 + i;
-		dir_b[i] = i < 11 ? 490 + i : 506 + i;
+		/* B's median (560.5) is above A's (554.5), but B is mostly lower: U_B = 110 of 400.
+		 * A median rule would say "higher"; the statistic says lower. */
+		dir_a[i] = i < 10 ? 500 + i : 590 + i;
+		dir_b[i] = i < 9 ? 400 + i : 551 + i;
 	}
+	T_CHECK(mgb_median(dir_b, 20) > mgb_median(dir_a, 20), "D7's data: B's median %g above A's %g",
+		mgb_median(dir_b, 20), mgb_median(dir_a, 20));
 	t = mgb_test_mann_whitney(dir_a, 20, dir_b, 20, 0.05);
-	T_CHECK(t.dir == -1 || t.p > 0.05, "direction from U: dir %d p %g", t.dir, t.p);
+	T_CHECK(t.dir == -1 && t.p < 0.05, "direction from U: dir %d p %g", t.dir, t.p);
 }
 
 static void bh(void)
