@@ -90,6 +90,7 @@ static const char *const kind_names[KIND_COUNT] = { "unqueried", "armed", "curre
 
 struct bracket {
 	uint64_t rounds, below_before, above_after, above_after_fine;
+	uint64_t in_tick; /* queried rounds whose measured change found a ctime of the current tick */
 	int64_t max_above_after_ns;
 	int64_t fine_stamps; /* -1: the tracepoint could not count them */
 };
@@ -223,7 +224,7 @@ static int one_round(struct mgb_ctx *ctx, struct group *g, struct waiter *w)
 {
 	struct mgb_backend *be = ctx->be;
 	struct mgb_stat st;
-	int64_t before, after, after_fine, stamp = 0, swaps, coarse_at;
+	int64_t before, after, after_fine, stamp = 0, swaps, coarse_at, ctime_before = -1;
 	int r = 0;
 
 	if (g->kind == KIND_UNQUERIED)
@@ -238,8 +239,11 @@ static int one_round(struct mgb_ctx *ctx, struct group *g, struct waiter *w)
 	/* current: an unmeasured change first, so the measured one finds this tick's ctime. */
 	if (g->kind == KIND_CURRENT && (r = do_change(be, g)) < 0)
 		return r;
-	if (g->kind != KIND_UNQUERIED && (r = be->ops->fstat(be, &g->file, MGB_STAT_TIMES, &st)) < 0)
-		return r;
+	if (g->kind != KIND_UNQUERIED) {
+		if ((r = be->ops->fstat(be, &g->file, MGB_STAT_TIMES, &st)) < 0)
+			return r;
+		ctime_before = mgb_ts_ns(st.ctime);
+	}
 	r = measured_change(be, g, &swaps, &coarse_at);
 	if (r < 0)
 		return r;
@@ -258,6 +262,9 @@ static int one_round(struct mgb_ctx *ctx, struct group *g, struct waiter *w)
 			g->b.max_above_after_ns = stamp - after;
 	}
 	g->b.above_after_fine += stamp > after_fine;
+	/* the coarse clock, read after the change, had not passed the queried ctime: the change
+	 * needed a fine stamp (mainline's rule); a tick boundary in between makes it coarse */
+	g->b.in_tick += ctime_before >= 0 && coarse_at <= ctime_before;
 	/* A coarse stamp is at most the coarse clock, unless another fine stamp lifted the floor. */
 	if (swaps < 0)
 		g->b.fine_stamps = -1;
@@ -277,9 +284,10 @@ static json_t *group_json(const struct group *g)
 
 	/* Unqueried groups take no fine stamps themselves: any counted in fine_stamps_global came
 	 * from elsewhere on the machine and lifted the floor under them. */
-	return MGB_JSON_PACK("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+	return MGB_JSON_PACK("{s:s, s:I, s:o, s:I, s:I, s:I, s:I, s:o, s:o}",
 			 "stamp", stamp_names[g->change],
 			 "rounds", (json_int_t)b->rounds,
+			 "in_tick", g->kind == KIND_UNQUERIED ? json_null() : json_integer((json_int_t)b->in_tick),
 			 "below_before", (json_int_t)b->below_before,
 			 "above_after", (json_int_t)b->above_after,
 			 "max_above_after_ns", (json_int_t)b->max_above_after_ns,
@@ -294,6 +302,7 @@ static void bracket_sum(struct bracket *sum, const struct bracket *b)
 	sum->below_before += b->below_before;
 	sum->above_after += b->above_after;
 	sum->above_after_fine += b->above_after_fine;
+	sum->in_tick += b->in_tick;
 	if (b->max_above_after_ns > sum->max_above_after_ns)
 		sum->max_above_after_ns = b->max_above_after_ns;
 	if (b->fine_stamps < 0 || sum->fine_stamps < 0)
@@ -318,7 +327,8 @@ static json_t *all_json(const struct bracket *all, const struct bracket by_kind[
 	for (enum kind k = 0; k < KIND_COUNT; k++)
 		json_object_set_new(o, kind_names[k],
 				    !has_kind[k] ? json_null()
-						 : MGB_JSON_PACK("{s:I, s:I, s:o}", "rounds", (json_int_t)by_kind[k].rounds,
+						 : MGB_JSON_PACK("{s:I, s:I, s:I, s:o}", "rounds", (json_int_t)by_kind[k].rounds,
+							     "in_tick", (json_int_t)by_kind[k].in_tick,
 							     "above_after", (json_int_t)by_kind[k].above_after,
 							     "fine_stamps", null_or_int(by_kind[k].fine_stamps)));
 	return o;
