@@ -57,8 +57,7 @@ static const char *safe(const char *text)
 
 	snprintf(buf, sizeof(ring[0]), "%s", text ?: "");
 	for (char *c = buf; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
+		*c = mgb_printable_char(*c);
 	return buf;
 }
 

@@ -214,7 +214,7 @@ static char *text_legend(char *const *labels, unsigned ndocs, size_t *len)
 				fprintf(f, "\n   ");
 				col = 3;
 			}
-			fputc((unsigned char)*s < ' ' || *s == 0x7f ? '?' : *s, f);
+			fputc(mgb_printable_char(*s), f);
 		}
 		fputc('\n', f);
 	}

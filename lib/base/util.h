@@ -26,6 +26,19 @@ static inline int64_t mgb_clock_ns(clockid_t clock)
 	return mgb_timespec_ns(&t);
 }
 
+/* A control character (a newline, the start of an escape sequence): never printed raw from a
+ * document, and never passed on in a path another program parses. */
+static inline bool mgb_is_control(char c)
+{
+	return (unsigned char)c < 0x20 || c == 0x7f;
+}
+
+/* c, or '?' for a control character. */
+static inline char mgb_printable_char(char c)
+{
+	return mgb_is_control(c) ? '?' : c;
+}
+
 /* n events over elapsed_ns, per second (0 for an empty interval). */
 static inline double mgb_per_s(uint64_t n, int64_t elapsed_ns)
 {

@@ -73,7 +73,7 @@ static void put_field(FILE *out, const char *s)
 	if (!*s)
 		fputc('-', out); /* an empty field would shift the columns */
 	for (; *s; s++)
-		fputc(*s == '"' ? '\'' : (unsigned char)*s < ' ' || *s == 0x7f ? '?' : *s, out);
+		fputc(*s == '"' ? '\'' : mgb_printable_char(*s), out);
 	fputc('"', out);
 }
 
@@ -87,7 +87,7 @@ static void put_string(FILE *out, const char *s)
 	for (; *s; s++) {
 		if (*s == '\'')
 			fputc('\'', out);
-		fputc((unsigned char)*s < ' ' || *s == 0x7f ? '?' : *s, out);
+		fputc(mgb_printable_char(*s), out);
 	}
 	fputc('\'', out);
 }
@@ -95,7 +95,7 @@ static void put_string(FILE *out, const char *s)
 bool mgb_plot_path_ok(const char *s)
 {
 	for (; *s; s++)
-		if ((unsigned char)*s < ' ' || *s == 0x7f)
+		if (mgb_is_control(*s))
 			return false;
 	return true;
 }

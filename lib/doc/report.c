@@ -56,7 +56,7 @@ void mgb_print_wrapped(FILE *out, const char *text, int indent)
 		/* text may come from a document: control characters (an escape sequence, a newline)
 		 * print as '?' */
 		for (int i = 0; i < n; i++)
-			fputc((unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i], out);
+			fputc(mgb_printable_char(text[i]), out);
 		fputc('\n', out);
 		text += n;
 		while (*text == ' ')
@@ -94,8 +94,7 @@ static void print_params(FILE *out, const struct mgb_workload *w, json_t *params
 			col = 0;
 		}
 		for (char *c = s; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = '?'; /* a value from a document is no escape sequence */
+			*c = mgb_printable_char(*c); /* a value from a document is no escape sequence */
 		col += fprintf(out, "  %s=%s", o->name, s);
 		free(s);
 	}
@@ -109,8 +108,7 @@ static const char *printable(char *buf, size_t len, const char *text)
 {
 	snprintf(buf, len, "%s", text ?: "");
 	for (char *c = buf; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
+		*c = mgb_printable_char(*c);
 	return buf;
 }
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
+#include "affinity.h"
 #include "json_text.h"
 #include "runner.h"
 #include "serve.h"
 #include "stop.h"
 #include "util.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -34,25 +34,22 @@ static json_t *evidence_json(const struct mgb_served *sv, const struct mgb_clock
 	return e;
 }
 
-/* The CPUs this process may run on (its affinity, which a container or taskset narrows). */
-static int usable_cpus(void)
-{
-	cpu_set_t set;
-
-	return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
-}
-
 /* cell.warnings: what makes the cell mean less than its workload says, on this machine. */
 static void warn_cell(json_t *cell, const struct mgb_cell_spec *spec)
 {
 	const struct mgb_workload *w = spec->workload;
-	int cpus = usable_cpus();
+	int cpu[2];
 	char msg[300];
 
-	if (!w->needs_two_cpus || !w->needs_two_cpus(spec->params) || cpus >= 2)
+	if (!w->needs_two_cpus || !w->needs_two_cpus(spec->params))
+		return;
+	/* the CPUs the workload's own threads would be pinned to (its affinity, which a container
+	 * or taskset narrows) */
+	mgb_pick_two_cpus(cpu);
+	if (cpu[0] >= 0)
 		return;
 	snprintf(msg, sizeof(msg), "%s with these options runs two threads side by side, and this machine gives "
-		 "it %d CPU: they only take turns (in a guest, give vm --cpus 2)", w->name, cpus);
+		 "it one CPU: they only take turns (in a guest, give vm --cpus 2)", w->name);
 	json_object_set_new(cell, "warnings", json_pack("[o]", mgb_json_text(msg)));
 }
 

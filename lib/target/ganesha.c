@@ -243,7 +243,7 @@ static char *config_string(const char *path, char *err)
 	char *q, *o;
 
 	for (const char *p = path; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+		if (mgb_is_control(*p))
 			return mgb_err(err, "the embedded NFS server cannot export a path with control characters "
 				       "(a newline or tab): %.200s; use another --dir or TMPDIR", path), NULL;
 		n += 1 + (*p == '"' || *p == '\\');

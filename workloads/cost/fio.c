@@ -268,7 +268,7 @@ int mgb_fio_filename_env(const char *name, const char *path, char *out, size_t l
 	size_t o = (size_t)snprintf(out, len, "%s=", name);
 
 	for (const char *p = path; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+		if (mgb_is_control(*p))
 			return mgb_err(err, "fio cannot be given a path with control characters (a newline or "
 				       "tab): %.200s", path);
 		if (o + 3 > len)
