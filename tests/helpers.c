@@ -76,6 +76,17 @@ _Noreturn void t_exec_as_nobody(const char *const argv[])
 	_exit(127);
 }
 
+/* argv for $MGBENCH (./mgbench by default) with args after it; at most 62 of them. */
+static void mgbench_argv(const char *argv[64], const char *const args[])
+{
+	size_t n = 0;
+
+	argv[n++] = getenv("MGBENCH") ?: "./mgbench";
+	for (size_t i = 0; args[i] && n < 63; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+}
+
 struct child_setup {
 	void (*fn)(void *);
 	void *arg;
@@ -97,11 +108,9 @@ static void mgbench_child(void *arg)
 static void run_mgbench(struct t_output *o, const char *const args[], void (*child_setup)(void *), void *arg,
 			bool nobody)
 {
-	const char *bin = getenv("MGBENCH");
 	char outtmp[] = "/tmp/mgbench-test-out.XXXXXX", errtmp[] = "/tmp/mgbench-test-err.XXXXXX";
 	int ofd = mkstemp(outtmp), efd = mkstemp(errtmp), status = 0;
 	const char *argv[64];
-	size_t n = 0;
 	struct child_setup setup = { child_setup, arg, nobody, argv };
 	/* stdin stays the test's, as it always was: an interactive check may need it */
 	struct mgb_proc_spec spec = { .argv = argv, .in = MGB_PROC_INHERIT, .out = MGB_PROC_FD, .out_fd = ofd,
@@ -111,10 +120,7 @@ static void run_mgbench(struct t_output *o, const char *const args[], void (*chi
 
 	unlink(outtmp);
 	unlink(errtmp);
-	argv[n++] = bin ? bin : "./mgbench";
-	for (size_t i = 0; args[i] && n < 63; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
+	mgbench_argv(argv, args);
 	if (mgb_proc_start(&spec, &child, err) < 0 || mgb_proc_wait(child.pid, &status, err) < 0) {
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], err);
 		status = 127 << 8;
@@ -132,18 +138,15 @@ static void run_mgbench(struct t_output *o, const char *const args[], void (*chi
 
 pid_t t_mgbench_start(const char *const args[], const char *out, const char *err)
 {
-	const char *argv[64] = { getenv("MGBENCH") ?: "./mgbench" };
+	const char *argv[64];
 	int ofd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
 	int efd = err && out && !strcmp(err, out) ? ofd : err ? open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
 	struct mgb_proc_spec spec = { .argv = argv, .in = MGB_PROC_INHERIT, .out = ofd >= 0 ? MGB_PROC_FD : MGB_PROC_NULL,
 				      .out_fd = ofd, .err = efd >= 0 ? MGB_PROC_FD : MGB_PROC_INHERIT, .err_fd = efd };
 	struct mgb_proc child;
 	char why[MGB_ERR_LEN];
-	size_t n = 1;
 
-	for (size_t i = 0; args[i] && n < 63; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
+	mgbench_argv(argv, args);
 	if (mgb_proc_start(&spec, &child, why) < 0)
 		fprintf(stderr, "cannot start %s: %s\n", argv[0], why);
 	if (ofd >= 0)
