@@ -5,6 +5,8 @@
 #include "compare.h"
 #include "doc.h"
 #include "mgbench.h"
+#include "cmdline.h"
+#include "docs.h"
 #include "result.h"
 #include "util.h"
 
@@ -21,6 +23,23 @@
 static char side_sep[] = "\x1f--";
 #define MAX_METRICS 64
 
+enum { OPT_METRICS = 256, OPT_FORMAT, OPT_ALPHA, OPT_ACROSS_FS, OPT_FAIL_ON_REGRESSION };
+
+static const struct mgb_cmd_option options[] = {
+	{ "metrics", 0, "LIST", "metrics to compare, by key or column header\n(default: each workload's table columns)",
+	  OPT_METRICS },
+	{ "format", 0, "FMT", "text (72 columns), markdown or json", OPT_FORMAT },
+	{ "alpha", 0, "P", "significance level (default 0.05)", OPT_ALPHA },
+	{ "across-fs", 0, NULL, "match cells whatever their filesystem", OPT_ACROSS_FS },
+	{ "fail-on-regression", 0, "LIST",
+	  "exit 1 if one of these metrics (header, key or\nleaf key) got worse beyond noise; exit 3 if\n"
+	  "none did but one could not be judged",
+	  OPT_FAIL_ON_REGRESSION },
+	{ 0 },
+};
+
+static const struct mgb_cmdline cmdline = { .verb = "compare", .opts = options };
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -33,18 +52,9 @@ static void usage(FILE *out)
 		"rates and times by Mann-Whitney U over runs, so give several runs (one\n"
 		"document each) a side, separated by --; 5 or more recommended.\n"
 		"p-values are Benjamini-Hochberg adjusted across the table.\n"
-		"\n"
-		"  --metrics LIST       metrics to compare, by key or column header\n"
-		"                       (default: each workload's table columns)\n"
-		"  --format FMT         text (72 columns), markdown or json\n"
-		"  --alpha P            significance level (default 0.05)\n"
-		"  --across-fs          match cells whatever their filesystem\n"
-		"  --fail-on-regression LIST\n"
-		"                       exit 1 if one of these metrics (header, key or\n"
-		"                       leaf key) got worse beyond noise; exit 3 if\n"
-		"                       none did but one could not be judged\n"
-		"\n"
-		"See mgbench-compare(1).\n");
+		"\n");
+	mgb_cmd_options_print(out, options);
+	fprintf(out, "\nSee mgbench-compare(1).\n");
 }
 
 /* A string from a document, safe for a terminal: control characters (escape sequences,
@@ -559,69 +569,51 @@ static int make_sides(json_t **docs, const char **paths, unsigned ndocs, const u
 
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "metrics", required_argument, NULL, 'm' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "across-fs", no_argument, NULL, 'x' },
-		{ "fail-on-regression", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct mgb_compare_opts o = { .alpha = 0.05 };
 	const char *format = "text", *metrics[MAX_METRICS], *fail[MAX_METRICS], *paths[MAX_DOCS];
 	unsigned nfail = 0, ndocs = 0, nsides = 0, side_of[MAX_DOCS];
 	json_t *docs[MAX_DOCS], *cmp, *sides[MAX_SIDES] = { 0 };
 	char *side_paths[MAX_SIDES] = { 0 };
-	char err[MGB_ERR_LEN], *end;
+	char *end;
 	int c, rc = MGB_EXIT_OK;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--"))
 			argv[i] = side_sep;
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = mgb_getopt(&cmdline, argc, argv)) != MGB_GETOPT_END) {
 		switch (c) {
-		case 'm':
+		case OPT_METRICS:
 			if (split_list(optarg, metrics, MAX_METRICS, &o.nmetrics, "--metrics"))
 				return MGB_EXIT_USAGE;
 			o.metrics = metrics;
 			break;
-		case 'f':
+		case OPT_FORMAT:
 			format = optarg;
 			if (strcmp(format, "text") && strcmp(format, "markdown") && strcmp(format, "json"))
 				return mgb_usage_error("compare", "--format '%s': text, markdown or json", optarg);
 			break;
-		case 'a':
+		case OPT_ALPHA:
 			o.alpha = strtod(optarg, &end);
 			if (*end || !(o.alpha > 0 && o.alpha < 1))
 				return mgb_usage_error("compare", "--alpha '%s': a probability between 0 and 1", optarg);
 			break;
-		case 'x': o.across_fs = true; break;
-		case 'r':
+		case OPT_ACROSS_FS: o.across_fs = true; break;
+		case OPT_FAIL_ON_REGRESSION:
 			if (split_list(optarg, fail, MAX_METRICS, &nfail, "--fail-on-regression"))
 				return MGB_EXIT_USAGE;
 			break;
-		case 'h': usage(stdout); return MGB_EXIT_OK;
-		case ':': return mgb_usage_error("compare", "%s needs a value", argv[optind - 1]);
-		default: return mgb_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
+		case MGB_GETOPT_HELP: usage(stdout); return MGB_EXIT_OK;
+		default: return MGB_EXIT_USAGE;
 		}
 	}
 	if ((rc = assign_sides(argv + optind, argc - optind, side_of, &ndocs, &nsides)))
 		return rc;
-	for (int i = optind, k = 0; i < argc; i++) {
-		if (argv[i] == side_sep)
-			continue;
-		docs[k] = mgb_doc_read(argv[i], err);
-		if (!docs[k]) {
-			fprintf(stderr, "mgbench compare: %s\n", err);
-			rc = MGB_EXIT_FAIL;
-			ndocs = (unsigned)k;
-			goto out;
-		}
-		paths[k++] = argv[i];
-	}
+	for (int i = optind, k = 0; i < argc; i++)
+		if (argv[i] != side_sep)
+			paths[k++] = argv[i];
+	if ((rc = mgb_docs_load("compare", (char *const *)paths, ndocs, MAX_DOCS, docs)))
+		return rc;
 	if (o.across_fs && (rc = check_across_fs(docs, paths, ndocs)))
 		goto out;
 	if ((rc = make_sides(docs, paths, ndocs, side_of, nsides, sides, side_paths)))
@@ -666,7 +658,6 @@ out:
 		json_decref(sides[i]);
 		free(side_paths[i]);
 	}
-	for (unsigned i = 0; i < ndocs; i++)
-		json_decref(docs[i]);
+	mgb_docs_free(docs, ndocs);
 	return rc;
 }

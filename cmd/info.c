@@ -7,6 +7,7 @@
 #include "config.h"
 #include "json_text.h"
 #include "mgbench.h"
+#include "cmdline.h"
 #include "probe.h"
 #include "result.h"
 #include "target.h"
@@ -21,16 +22,24 @@ static const void *find_fs(const char *name)
 	return mgb_fs_type_find(name);
 }
 
+enum { OPT_FS = 256, OPT_DIR, OPT_JSON };
+
+static const struct mgb_cmd_option options[] = {
+	{ "fs", 0, "LIST", "filesystems to make and probe\n(default " MGB_DEFAULT_FS ")", OPT_FS },
+	{ "dir", 0, "PATH", "probe an existing directory instead", OPT_DIR },
+	{ "json", 0, NULL, "print a JSON object (schema mgbench/1/info)", OPT_JSON },
+	{ 0 },
+};
+
+static const struct mgb_cmdline cmdline = { .verb = "info", .opts = options };
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: mgbench info [--fs LIST | --dir PATH] [--json]\n\n"
 		     "Reports the kernel, its clocks and, per filesystem, whether multigrain\n"
 		     "timestamps are in effect.\n\n"
-		     "options:\n"
-		     "    --fs LIST   filesystems to make and probe\n"
-		     "                (default " MGB_DEFAULT_FS ")\n"
-		     "    --dir PATH  probe an existing directory instead\n"
-		     "    --json      print a JSON object (schema mgbench/1/info)\n");
+		     "options:\n");
+	mgb_cmd_options_print(out, options);
 }
 
 static json_t *probe_fs(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir,
@@ -108,13 +117,6 @@ static void print_text(json_t *kernel, json_t *fss)
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "fs", required_argument, NULL, 'f' },
-		{ "dir", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const struct mgb_fs_type *fs[16];
 	unsigned nfs = 0;
 	const char *dir = NULL, *fslist = MGB_DEFAULT_FS;
@@ -126,19 +128,17 @@ int cmd_info(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = mgb_getopt(&cmdline, argc, argv)) != MGB_GETOPT_END) {
 		switch (c) {
-		case 'f': fslist = optarg; break;
-		case 'd': dir = optarg; break;
-		case 'j': as_json = true; break;
-		case 'h': usage(stdout); return MGB_EXIT_OK;
-		case ':': return mgb_usage_error("info", "%s needs a value", argv[optind - 1]);
-		default: return mgb_usage_error("info", "unknown option '%s'", argv[optind - 1]);
+		case OPT_FS: fslist = optarg; break;
+		case OPT_DIR: dir = optarg; break;
+		case OPT_JSON: as_json = true; break;
+		case MGB_GETOPT_HELP: usage(stdout); return MGB_EXIT_OK;
+		default: return MGB_EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
-		return mgb_usage_error("info", "unexpected argument '%s'", argv[optind]);
+	if (mgb_cmd_no_operands(&cmdline, argc, argv))
+		return MGB_EXIT_USAGE;
 	snprintf(listbuf, sizeof(listbuf), "%s", fslist);
 	if (!dir && mgb_parse_list("info", "filesystem", listbuf, (const void **)fs, MGB_ARRAY_SIZE(fs), &nfs,
 				   find_fs))

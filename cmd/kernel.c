@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "mgbench.h"
+#include "cmdline.h"
 #include "kbuild.h"
 #include "util.h"
 #include "vm.h"
@@ -16,34 +17,29 @@
 
 enum { OPT_SOURCE = 256, OPT_PATCHES, OPT_CONFIG };
 
-static const struct option opts[] = {
-	{ "source", required_argument, NULL, OPT_SOURCE },
-	{ "patches", required_argument, NULL, OPT_PATCHES },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "jobs", required_argument, NULL, 'j' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
+static const struct mgb_cmd_option build_options[] = {
+	{ "source", 0, "SRC", "a kernel tree (never modified), or a Debian\nkernel (linux-source-*, fetched into the cache)",
+	  OPT_SOURCE },
+	{ "patches", 0, "P",
+	  "a patch file, or a directory of *.patch/*.diff/*.mbox\napplied in name order; repeat to add more, in order",
+	  OPT_PATCHES },
+	{ "config", 0, "FRAG", "more config options (CONFIG_X=y lines), checked too", OPT_CONFIG },
+	{ "jobs", 'j', "N", "make jobs (default: the CPU count)", 'j' },
+	{ "output", 'o', "DIR", "copy the build here (default: its cache directory)", 'o' },
+	{ "quiet", 'q', NULL, "errors only", 'q' },
 	{ 0 },
 };
 
-static void usage(FILE *f)
+static const struct mgb_cmdline build_cmdline = { .verb = "kernel build", .opts = build_options };
+
+static void build_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: mgbench kernel build --source SRC [--patches P]... [options]\n\n"
-		"Build a guest kernel for `mgbench vm --kernel DIR` (tinyconfig plus\n"
-		"mgbench's fragment, everything built in), cached by source, patches\n"
-		"and config.  Prints the build directory.\n\n"
-		"  --source SRC     a kernel tree (never modified), or\n"
-		"                   %s (linux-source-*,\n"
-		"                   fetched into the cache)\n"
-		"  --patches P      a patch file, or a directory of *.patch/*.diff/*.mbox\n"
-		"                   applied in name order; repeat to add more, in order\n"
-		"  --config FRAG    more config options (CONFIG_X=y lines), checked too\n"
-		"  -j, --jobs N     make jobs (default: the CPU count)\n"
-		"  -o, --output DIR copy the build here (default: its cache directory)\n"
-		"  -q, --quiet      errors only\n",
-		mgb_debian_kernel_names(true));
+	fprintf(f, "usage: mgbench kernel build --source SRC [--patches P]... [options]\n\n"
+		   "Build a guest kernel for `mgbench vm --kernel DIR` (tinyconfig plus\n"
+		   "mgbench's fragment, everything built in), cached by source, patches\n"
+		   "and config.  Prints the build directory.\n\n");
+	mgb_cmd_options_print(f, build_options);
+	fprintf(f, "\nDebian kernels: %s.\n", mgb_debian_kernel_names(true));
 }
 
 static int cmd_kernel_build(int argc, char **argv)
@@ -57,7 +53,7 @@ static int cmd_kernel_build(int argc, char **argv)
 	if (!patches)
 		return MGB_EXIT_FAIL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":j:o:qh", opts, NULL)) != -1) {
+	while ((c = mgb_getopt(&build_cmdline, argc, argv)) != MGB_GETOPT_END) {
 		switch (c) {
 		case OPT_SOURCE: b.source = optarg; break;
 		case OPT_PATCHES: patches[n++] = optarg; break;
@@ -72,18 +68,13 @@ static int cmd_kernel_build(int argc, char **argv)
 			break;
 		case 'o': b.output = optarg; break;
 		case 'q': b.quiet = true; break;
-		case 'h': usage(stdout); free(patches); return MGB_EXIT_OK;
-		case ':':
-			free(patches);
-			return mgb_usage_error("kernel build", "option %s needs a value", argv[optind - 1]);
-		default:
-			free(patches);
-			return mgb_usage_error("kernel build", "unknown option %s", argv[optind - 1]);
+		case MGB_GETOPT_HELP: build_usage(stdout); free(patches); return MGB_EXIT_OK;
+		default: free(patches); return MGB_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
+	if (mgb_cmd_no_operands(&build_cmdline, argc, argv)) {
 		free(patches);
-		return mgb_usage_error("kernel build", "unexpected argument '%s'", argv[optind]);
+		return MGB_EXIT_USAGE;
 	}
 	if (!b.source) {
 		free(patches);
@@ -106,13 +97,31 @@ static int cmd_kernel_build(int argc, char **argv)
 	return rc;
 }
 
+/* kernel's own commands, as the top-level table in mgbench.c (argv[0] is the subcommand). */
+static const struct {
+	const char *name;
+	mgb_cmd_fn fn;
+	const char *summary;
+} subcommands[] = {
+	{ "build", cmd_kernel_build, "build a guest kernel from a source and patches, cached" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mgbench kernel <subcommand> [options]\n\nsubcommands:\n");
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(subcommands); i++)
+		fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+	fprintf(f, "\n'mgbench kernel <subcommand> --help' for its options.\n");
+}
+
 int cmd_kernel(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? MGB_EXIT_USAGE : MGB_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "build"))
-		return cmd_kernel_build(argc - 1, argv + 1);
-	return mgb_usage_error("kernel", "unknown subcommand '%s' (build)", argv[1]);
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(subcommands); i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].fn(argc - 1, argv + 1);
+	return mgb_usage_error("kernel", "unknown subcommand '%s' (see 'mgbench kernel --help')", argv[1]);
 }

@@ -4,6 +4,8 @@
 #include "compare.h"
 #include "doc.h"
 #include "mgbench.h"
+#include "cmdline.h"
+#include "docs.h"
 #include "plot.h"
 #include "proc.h"
 #include "result.h"
@@ -22,6 +24,23 @@
 
 #define MAX_DOCS 16
 
+enum { OPT_WORKLOAD = 256, OPT_KIND, OPT_LOG, OPT_SCRIPT };
+
+static const struct mgb_cmd_option options[] = {
+	{ "output", 'o', "OUT", "the picture; its suffix, .png, .svg or .txt,\npicks the format", 'o' },
+	{ "workload", 0, "W", "the workload to draw (default: the first)", OPT_WORKLOAD },
+	{ "kind", 0, "K",
+	  "distinct (bars of the distinct ratio), steps\n(ctime step distribution), counts (statx06's\n"
+	  "brackets, revalidate's misses) or rate (with\nmin-max whiskers); default: the workload's own",
+	  OPT_KIND },
+	{ "log", 0, NULL, "logarithmic y axis (0.001 and 1.0 both readable)", OPT_LOG },
+	{ "script", 0, "FILE",
+	  "also write the gnuplot script, data inline, to\nrestyle and redraw by hand: gnuplot FILE", OPT_SCRIPT },
+	{ 0 },
+};
+
+static const struct mgb_cmdline cmdline = { .verb = "plot", .opts = options };
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -29,19 +48,9 @@ static void usage(FILE *out)
 		"\n"
 		"Draws result documents with gnuplot: .txt is a text plot of at most 72\n"
 		"columns for an email.\n"
-		"\n"
-		"  -o OUT               the picture; its suffix, .png, .svg or .txt,\n"
-		"                       picks the format\n"
-		"  --workload W         the workload to draw (default: the first)\n"
-		"  --kind K             distinct (bars of the distinct ratio), steps\n"
-		"                       (ctime step distribution), counts (statx06's\n"
-		"                       brackets, revalidate's misses) or rate (with\n"
-		"                       min-max whiskers); default: the workload's own\n"
-		"  --log                logarithmic y axis (0.001 and 1.0 both readable)\n"
-		"  --script FILE        also write the gnuplot script, data inline, to\n"
-		"                       restyle and redraw by hand: gnuplot FILE\n"
-		"\n"
-		"See mgbench-plot(1).\n");
+		"\n");
+	mgb_cmd_options_print(out, options);
+	fprintf(out, "\nSee mgbench-plot(1).\n");
 }
 
 static int format_of(const char *out, enum mgb_plot_format *f)
@@ -282,14 +291,6 @@ static void make_labels(json_t *const *docs, char *const *paths, unsigned ndocs,
 
 int cmd_plot(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "workload", required_argument, NULL, 'w' },
-		{ "kind", required_argument, NULL, 'k' },
-		{ "log", no_argument, NULL, 'l' },
-		{ "script", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct mgb_plot p = { 0 };
 	const char *out = NULL, *script_path = NULL;
 	json_t *docs[MAX_DOCS];
@@ -304,40 +305,29 @@ int cmd_plot(int argc, char **argv)
 	int c, rc = MGB_EXIT_FAIL;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+	while ((c = mgb_getopt(&cmdline, argc, argv)) != MGB_GETOPT_END) {
 		switch (c) {
 		case 'o': out = optarg; break;
-		case 'w': p.workload = optarg; break;
-		case 'k':
+		case OPT_WORKLOAD: p.workload = optarg; break;
+		case OPT_KIND:
 			if (kind_of(optarg, &p.kind) < 0)
 				return mgb_usage_error("plot", "--kind '%s': distinct, steps, counts or rate", optarg);
 			break;
-		case 'l': p.log_y = true; break;
-		case 's': script_path = optarg; break;
-		case 'h': usage(stdout); return MGB_EXIT_OK;
-		case ':': return mgb_usage_error("plot", "%s needs a value", argv[optind - 1]);
-		default: return mgb_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
+		case OPT_LOG: p.log_y = true; break;
+		case OPT_SCRIPT: script_path = optarg; break;
+		case MGB_GETOPT_HELP: usage(stdout); return MGB_EXIT_OK;
+		default: return MGB_EXIT_USAGE;
 		}
 	}
 	if (!out)
 		return mgb_usage_error("plot", "-o OUT.png|.svg|.txt is required");
 	if (format_of(out, &p.format) < 0)
 		return mgb_usage_error("plot", "-o %s: the name must end in .png, .svg or .txt", out);
-	if (optind == argc)
-		return mgb_usage_error("plot", "needs a result document (see 'mgbench plot --help')");
-	if (argc - optind > MAX_DOCS)
-		return mgb_usage_error("plot", "at most %d documents", MAX_DOCS);
 	if (p.workload && !mgb_workload_find(p.workload))
 		return mgb_usage_error("plot", "--workload '%s': no such workload (see 'mgbench list')", p.workload);
-	for (int i = optind; i < argc; i++) {
-		docs[ndocs] = mgb_doc_read(argv[i], err);
-		if (!docs[ndocs]) {
-			fprintf(stderr, "mgbench plot: %s\n", err);
-			goto out;
-		}
-		ndocs++;
-	}
+	if ((c = mgb_docs_load("plot", argv + optind, (unsigned)(argc - optind), MAX_DOCS, docs)))
+		return c;
+	ndocs = (unsigned)(argc - optind);
 	if (!p.workload)
 		p.workload = json_string_value(json_object_get(json_array_get(json_object_get(docs[0], "cells"), 0),
 							       "workload"));
@@ -394,7 +384,6 @@ out_labels:
 out:
 	free(picture);
 	free(script);
-	for (unsigned d = 0; d < ndocs; d++)
-		json_decref(docs[d]);
+	mgb_docs_free(docs, ndocs);
 	return rc;
 }

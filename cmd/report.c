@@ -5,6 +5,8 @@
 #include "doc.h"
 #include "json_text.h"
 #include "mgbench.h"
+#include "cmdline.h"
+#include "docs.h"
 #include "result.h"
 #include "stats.h"
 #include "util.h"
@@ -212,38 +214,24 @@ static bool any_known(json_t *const *docs, unsigned ndocs)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	static const struct mgb_cmd_option options[] = { { 0 } };
+	static const struct mgb_cmdline cmdline = { .verb = "report", .opts = options };
 	json_t *docs[MAX_DOCS];
 	unsigned ndocs = 0;
-	char err[MGB_ERR_LEN];
 	int c, rc = MGB_EXIT_OK;
 	bool repeats = false;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		if (c == 'h') {
+	while ((c = mgb_getopt(&cmdline, argc, argv)) != MGB_GETOPT_END) {
+		if (c == MGB_GETOPT_HELP) {
 			usage(stdout);
 			return MGB_EXIT_OK;
 		}
-		return mgb_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+		return MGB_EXIT_USAGE;
 	}
-	if (optind == argc)
-		return mgb_usage_error("report", "needs a result document (see 'mgbench report --help')");
-	if (argc - optind > MAX_DOCS)
-		return mgb_usage_error("report", "at most %d documents", MAX_DOCS);
-	for (int i = optind; i < argc; i++) {
-		docs[ndocs] = mgb_doc_read(argv[i], err);
-		if (!docs[ndocs]) {
-			fprintf(stderr, "mgbench report: %s\n", err);
-			rc = MGB_EXIT_FAIL;
-			goto out;
-		}
-		ndocs++;
-	}
+	if ((rc = mgb_docs_load("report", argv + optind, (unsigned)(argc - optind), MAX_DOCS, docs)))
+		return rc;
+	ndocs = (unsigned)(argc - optind);
 	if (!any_known(docs, ndocs)) {
 		fprintf(stderr, "mgbench report: %s: no cell of a workload this mgbench knows\n", argv[optind]);
 		rc = MGB_EXIT_FAIL;
@@ -268,7 +256,6 @@ int cmd_report(int argc, char **argv)
 		json_decref(summary);
 	}
 out:
-	for (unsigned i = 0; i < ndocs; i++)
-		json_decref(docs[i]);
+	mgb_docs_free(docs, ndocs);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include "report.h"
 #include "backend.h"
 #include "check.h"
+#include "cmdline.h"
 #include "mgbench.h"
 #include "progress.h"
 #include "result.h"
@@ -52,17 +53,17 @@ enum {
 	OPT_BACKEND_OPTION = 4096, /* + index of the option in the merged backend option list */
 };
 
-static const struct option common_options[] = {
-	{ "fs", required_argument, NULL, OPT_FS },
-	{ "dir", required_argument, NULL, OPT_DIR },
-	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "rounds", required_argument, NULL, OPT_ROUNDS },
-	{ "repeat", required_argument, NULL, OPT_REPEAT },
-	{ "output", required_argument, NULL, 'o' },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "check", no_argument, NULL, OPT_CHECK },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
+static const struct mgb_cmd_option common_options[] = {
+	{ "fs", 0, "LIST", "filesystems to make and mount\n(default " MGB_DEFAULT_FS ")", OPT_FS },
+	{ "dir", 0, "PATH", "run in a new subdirectory of PATH instead", OPT_DIR },
+	{ "backend", 0, "LIST", "how operations reach the kernel (default sync)", OPT_BACKEND },
+	{ "rounds", 0, "N", "rounds per cell (default: the workload's)", OPT_ROUNDS },
+	{ "repeat", 0, "N", "run every cell N times (default 1)", OPT_REPEAT },
+	{ "output", 'o', "FILE", "result document\n(default mgbench-<workload>-<time>.json)", 'o' },
+	{ "json", 0, NULL, "print the document on stdout instead of the table", OPT_JSON },
+	{ "check", 0, NULL, "exit 1 if a documented invariant is broken", OPT_CHECK },
+	{ "quiet", 'q', NULL, "print no table", 'q' },
+	{ 0 },
 };
 
 /* Does an earlier backend share backend i's option table? */
@@ -80,18 +81,8 @@ static void print_usage(FILE *out, const struct run_opts *ro)
 		"usage: mgbench run <workload>[,<workload>...|all] [options]\n\n"
 		"Runs each workload on each filesystem and backend, writes a JSON result\n"
 		"document and prints a table.  Needs root for scratch filesystems.\n\n"
-		"options:\n"
-		"    --fs LIST          filesystems to make and mount\n"
-		"                       (default " MGB_DEFAULT_FS ")\n"
-		"    --dir PATH         run in a new subdirectory of PATH instead\n"
-		"    --backend LIST     how operations reach the kernel (default sync)\n"
-		"    --rounds N         rounds per cell (default: the workload's)\n"
-		"    --repeat N         run every cell N times (default 1)\n"
-		"    -o, --output FILE  result document\n"
-		"                       (default mgbench-<workload>-<time>.json)\n"
-		"    --json             print the document on stdout instead of the table\n"
-		"    --check            exit 1 if a documented invariant is broken\n"
-		"    -q, --quiet        print no table\n");
+		"options:\n");
+	mgb_cmd_options_print(out, common_options);
 	for (size_t i = 0; mgb_backends[i]; i++)
 		if (mgb_backends[i]->options && mgb_backends[i]->options->name &&
 		    mgb_backend_option_first(mgb_backends[i]->options->name) == mgb_backends[i]->options &&
@@ -141,11 +132,13 @@ static int parse_workloads(struct run_opts *ro, const char *arg)
 	return r;
 }
 
-/* Every distinct workload option name becomes one long option; it applies to every workload that has it. */
-static struct option *build_options(const struct run_opts *ro, const char ***names)
+/* The rows mgb_getopt parses: the common ones, then every distinct workload option name as one
+ * long option (it applies to every workload that has it), then the backends' options.  Those rows
+ * have no help: print_usage shows them from the workloads' and backends' own tables. */
+static struct mgb_cmd_option *build_options(const struct run_opts *ro, const char ***names)
 {
-	size_t n = MGB_ARRAY_SIZE(common_options), cap = n + 1, k = 0;
-	struct option *opts;
+	size_t n = MGB_ARRAY_SIZE(common_options) - 1, cap = n + 1, k = 0;
+	struct mgb_cmd_option *opts;
 
 	for (unsigned i = 0; i < ro->nworkloads; i++)
 		for (const struct mgb_workload_option *o = ro->workloads[i]->options; o->name; o++)
@@ -155,7 +148,7 @@ static struct option *build_options(const struct run_opts *ro, const char ***nam
 			cap++;
 	opts = calloc(cap, sizeof(*opts));
 	*names = calloc(cap, sizeof(**names));
-	memcpy(opts, common_options, sizeof(common_options));
+	memcpy(opts, common_options, n * sizeof(*opts));
 	for (unsigned i = 0; i < ro->nworkloads; i++)
 		for (const struct mgb_workload_option *o = ro->workloads[i]->options; o->name; o++) {
 			bool seen = false;
@@ -165,10 +158,9 @@ static struct option *build_options(const struct run_opts *ro, const char ***nam
 			if (seen)
 				continue;
 			(*names)[k] = o->name;
-			opts[n].name = o->name;
-			opts[n].has_arg = o->type == MGB_OPT_BOOL ? no_argument : required_argument;
-			opts[n].val = OPT_WORKLOAD + (int)k;
-			n++, k++;
+			opts[n++] = (struct mgb_cmd_option){ .name = o->name, .value = o->type == MGB_OPT_BOOL ? NULL : "X",
+							     .id = OPT_WORKLOAD + (int)k };
+			k++;
 		}
 	/* Every built-in backend's options, whichever backends are chosen: they are checked
 	 * against --backend once the whole line is read. */
@@ -177,10 +169,9 @@ static struct option *build_options(const struct run_opts *ro, const char ***nam
 			/* nfs3 and nfs4 share their options: one long option sets both */
 			if (o != mgb_backend_option_first(o->name))
 				continue;
-			opts[n].name = o->name;
-			opts[n].has_arg = o->type == MGB_OPT_BOOL ? no_argument : required_argument;
-			opts[n].val = OPT_BACKEND_OPTION + (int)(b << 8) + (int)(o - mgb_backends[b]->options);
-			n++;
+			opts[n++] = (struct mgb_cmd_option){
+				.name = o->name, .value = o->type == MGB_OPT_BOOL ? NULL : "X",
+				.id = OPT_BACKEND_OPTION + (int)(b << 8) + (int)(o - mgb_backends[b]->options) };
 		}
 	return opts;
 }
@@ -270,8 +261,10 @@ static int parse_count(const char *opt, const char *text, uint64_t *v)
 
 static int parse_args(int argc, char **argv, struct run_opts *ro)
 {
+	char help_cmd[128];
 	const char **names = NULL;
-	struct option *opts;
+	struct mgb_cmd_option *opts;
+	struct mgb_cmdline cmdline = { .verb = "run", .help_cmd = help_cmd };
 	char err[MGB_ERR_LEN], fs_default[] = MGB_DEFAULT_FS, backend_default[] = "sync";
 	bool backend_given[MAX_ITEMS] = { false };
 	int c, rc = 0;
@@ -294,9 +287,10 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	parse_list("backend", backend_default, (const void **)ro->backends, &ro->nbackends, find_backend);
 
 	opts = build_options(ro, &names);
+	cmdline.opts = opts;
+	snprintf(help_cmd, sizeof(help_cmd), "mgbench run %s --help", argv[1]);
 	optind = 2;
-	opterr = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, ":o:qh", opts, NULL)) != -1) {
+	while (rc == 0 && (c = mgb_getopt(&cmdline, argc, argv)) != MGB_GETOPT_END) {
 		switch (c) {
 		case OPT_FS:
 			if (parse_list("filesystem", optarg, (const void **)ro->fs, &ro->nfs, find_fs) < 0)
@@ -328,16 +322,12 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 		case 'q':
 			ro->quiet = true;
 			break;
-		case 'h':
+		case MGB_GETOPT_HELP:
 			print_usage(stdout, ro);
 			rc = -1;
 			break;
-		case ':':
-			rc = mgb_usage_error("run", "%s needs a value", argv[optind - 1]);
-			break;
-		case '?':
-			rc = mgb_usage_error("run", "unknown option '%s' for %s (see 'mgbench run %s --help')",
-					     argv[optind - 1], argv[1], argv[1]);
+		case MGB_GETOPT_ERROR:
+			rc = MGB_EXIT_USAGE;
 			break;
 		default:
 			if (c >= OPT_BACKEND_OPTION)

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "mgbench.h"
+#include "cmdline.h"
 #include "result.h"
 #include "stop.h"
 #include "target.h"
@@ -24,42 +25,33 @@
 
 enum { OPT_KERNEL = 256, OPT_MODULES, OPT_ACCEL, OPT_CPUS, OPT_MEM, OPT_TIMEOUT, OPT_INIT_TIMEOUT, OPT_TEST_INIT_EXIT };
 
-static const struct option opts[] = {
-	{ "kernel", required_argument, NULL, OPT_KERNEL },
-	{ "modules", required_argument, NULL, OPT_MODULES },
-	{ "accel", required_argument, NULL, OPT_ACCEL },
-	{ "cpus", required_argument, NULL, OPT_CPUS },
-	{ "mem", required_argument, NULL, OPT_MEM },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "init-timeout", required_argument, NULL, OPT_INIT_TIMEOUT },
-	{ "output", required_argument, NULL, 'o' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
+static const struct mgb_cmd_option options[] = {
+	{ "kernel", 0, "K", "a bzImage/vmlinux path, a `mgbench kernel build`\ndirectory, or a Debian kernel (below,\n"
+	  "downloaded into the cache)", OPT_KERNEL },
+	{ "modules", 0, "DIR", "modules tree of a kernel path (INSTALL_MOD_PATH)", OPT_MODULES },
+	{ "accel", 0, "A", "tcg (default) or kvm (probed, falls back to tcg)", OPT_ACCEL },
+	{ "cpus", 0, "N", "virtual CPUs (default 2: some workloads need two)", OPT_CPUS },
+	{ "mem", 0, "MIB", "guest memory in MiB (default 1024)", OPT_MEM },
+	{ "timeout", 0, "S", "give up on the guest after S seconds (default 600)", OPT_TIMEOUT },
+	{ "init-timeout", 0, "S",
+	  "give up when the guest has not reached its init\nS seconds after qemu started (default 120, at\n"
+	  "most --timeout): a damaged kernel prints nothing", OPT_INIT_TIMEOUT },
+	{ "output", 'o', "F", "result document (default mgbench-vm-DATE.json); or\nrun's -o, not both", 'o' },
+	{ "quiet", 'q', NULL, "no console output, errors only", 'q' },
 	/* tests only: the guest's /init exits at once, so the kernel panics */
-	{ "test-init-exit", no_argument, NULL, OPT_TEST_INIT_EXIT },
+	{ "test-init-exit", 0, NULL, NULL, OPT_TEST_INIT_EXIT },
 	{ 0 },
 };
 
+/* Options end at the guest's command, whose own options pass through untouched. */
+static const struct mgb_cmdline cmdline = { .verb = "vm", .opts = options, .stop_at_operand = true };
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: mgbench vm --kernel K [options] -- run WORKLOAD [run options]\n\n"
-		"Run an mgbench command inside kernel K under qemu (TCG).\n\n"
-		"  --kernel K      a bzImage/vmlinux path, a `mgbench kernel build`\n"
-		"                  directory, or a Debian kernel (downloaded into the\n"
-		"                  cache): %s\n"
-		"  --modules DIR   modules tree of a kernel path (INSTALL_MOD_PATH)\n"
-		"  --accel A       tcg (default) or kvm (probed, falls back to tcg)\n"
-		"  --cpus N        virtual CPUs (default 2: some workloads need two)\n"
-		"  --mem MIB       guest memory in MiB (default 1024)\n"
-		"  --timeout S     give up on the guest after S seconds (default 600)\n"
-		"  --init-timeout S  give up when the guest has not reached its init\n"
-		"                  S seconds after qemu started (default 120, at\n"
-		"                  most --timeout): a damaged kernel prints nothing\n"
-		"  -o, --output F  result document (default mgbench-vm-DATE.json); or\n"
-		"                  run's -o, not both\n"
-		"  -q, --quiet     no console output, errors only\n",
-		mgb_debian_kernel_names(false));
+	fprintf(f, "usage: mgbench vm --kernel K [options] -- run WORKLOAD [run options]\n\n"
+		   "Run an mgbench command inside kernel K under qemu (TCG).\n\n");
+	mgb_cmd_options_print(f, options);
+	fprintf(f, "\nDebian kernels: %s.\n", mgb_debian_kernel_names(false));
 }
 
 static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *v)
@@ -205,7 +197,7 @@ int cmd_vm(int argc, char **argv)
 	int c, rc = MGB_EXIT_FAIL;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
+	while ((c = mgb_getopt(&cmdline, argc, argv)) != MGB_GETOPT_END) {
 		switch (c) {
 		case OPT_KERNEL: kernel = optarg; break;
 		case OPT_MODULES: modules = optarg; break;
@@ -233,9 +225,8 @@ int cmd_vm(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 'q': quiet = true; break;
 		case OPT_TEST_INIT_EXIT: test_init_exit = true; break;
-		case 'h': usage(stdout); return MGB_EXIT_OK;
-		case ':': return mgb_usage_error("vm", "option %s needs a value", argv[optind - 1]);
-		default: return mgb_usage_error("vm", "unknown option %s", argv[optind - 1]);
+		case MGB_GETOPT_HELP: usage(stdout); return MGB_EXIT_OK;
+		default: return MGB_EXIT_USAGE;
 		}
 	}
 	if (!kernel)

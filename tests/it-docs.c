@@ -108,9 +108,11 @@ static bool man_options(const char *path, struct optset *s, char *th, size_t thl
 	return true;
 }
 
-static void check_command(const char *src, const char *cmd)
+/* cmd's --help against mgbench-<cmd>.1; a command with subcommands (kernel) has its options in
+ * the subcommand's --help, so sub names it. */
+static void check_command(const char *src, const char *cmd, const char *sub)
 {
-	const char *args[] = { cmd, "--help", NULL };
+	const char *args[] = { cmd, sub ?: "--help", sub ? "--help" : NULL, NULL };
 	struct optset help = { 0 }, man = { 0 };
 	struct t_output o;
 	char path[600], th[1024];
@@ -145,13 +147,14 @@ static void check_th(const char *src, const char *page)
 int main(void)
 {
 	const char *src = getenv("srcdir") ?: ".";
-	const char *commands[] = { "run", "list", "info", "compare", "report", "plot", "vm", "kernel" };
+	const char *commands[][2] = { { "run" }, { "list" }, { "info" }, { "compare" }, { "report" }, { "plot" },
+				      { "vm" }, { "kernel", "build" } };
 	const char *pages[] = { "mgbench.1", "mgbench-run.1", "mgbench-list.1", "mgbench-info.1", "mgbench-compare.1",
 				"mgbench-report.1", "mgbench-plot.1", "mgbench-vm.1", "mgbench-kernel.1", "mgbench-json.5",
 				"mgbench-workloads.7", "workloads.d/00-head.roff" };
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		check_command(src, commands[i]);
+		check_command(src, commands[i][0], commands[i][1]);
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
 		check_th(src, pages[i]);
 	return t_result();
