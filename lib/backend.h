@@ -5,11 +5,15 @@
  * through plain syscalls, io_uring or NFS.  Paths are relative to the backend's root directory.
  * Every operation returns 0 (or a byte count) on success and -errno on failure.  An operation a
  * backend cannot express is NULL; mgb_require_op() turns that into a clear "unsupported" cell.
+ * Workloads call operations through the mgb_be_*() wrappers at the end of this file (fio's
+ * td_io_*()), never through be->ops directly.
  */
 #ifndef MGB_BACKEND_H
 #define MGB_BACKEND_H
 
+#include <errno.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -138,6 +142,40 @@ int mgb_short_write_errno(struct mgb_backend *be, struct mgb_file *f, const void
 			  size_t done);
 
 /*
+ * One bit per operation a workload may need (struct mgb_workload.needs_ops), named as the
+ * member of struct mgb_backend_ops it stands for.  The optional operations a workload can do
+ * without (pwrite_fstat, pwrite_n, fstat_n, counts) have bits too, for mgb_be_has().
+ */
+enum mgb_op {
+	MGB_OP_OPEN = 1u << 0,
+	MGB_OP_CLOSE = 1u << 1,
+	MGB_OP_PWRITE = 1u << 2,
+	MGB_OP_PREAD = 1u << 3,
+	MGB_OP_FSTAT = 1u << 4,
+	MGB_OP_PWRITE_FSTAT = 1u << 5,
+	MGB_OP_STAT = 1u << 6,
+	MGB_OP_FSYNC = 1u << 7,
+	MGB_OP_FTRUNCATE = 1u << 8,
+	MGB_OP_FCHMOD = 1u << 9,
+	MGB_OP_FSETXATTR = 1u << 10,
+	MGB_OP_FUTIMENS_NOW = 1u << 11,
+	MGB_OP_FALLOCATE = 1u << 12,
+	MGB_OP_RENAME = 1u << 13,
+	MGB_OP_LINK = 1u << 14,
+	MGB_OP_UNLINK = 1u << 15,
+	MGB_OP_MKDIR = 1u << 16,
+	MGB_OP_RMDIR = 1u << 17,
+	MGB_OP_PWRITE_N = 1u << 18,
+	MGB_OP_FSTAT_N = 1u << 19,
+	MGB_OP_COUNTS = 1u << 20,
+};
+
+/* The operations of mask that ops lacks (NULL members); 0 when it has them all. */
+unsigned mgb_backend_lacks(const struct mgb_backend_ops *ops, unsigned mask);
+/* The member name of the lowest operation in mask ("fchmod"), for "backend 'X' cannot fchmod". */
+const char *mgb_op_name(unsigned mask);
+
+/*
  * In a workload: -1 with "backend X cannot <op>" in ctx->err and the cell marked unsupported
  * (a fact about the backend, not a failure) when the backend lacks op, else 0.
  */
@@ -158,5 +196,177 @@ extern const struct mgb_backend_ops mgb_backend_nfs3, mgb_backend_nfs4;
 /* The server someone else runs that a remote backend was given (--nfs-url), or NULL (a server
  * started for the cell; a local backend). */
 const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void *params);
+
+/* Whether ops has the one operation op: a constant op folds to one NULL test, cheap in a loop. */
+static inline bool mgb_ops_have(const struct mgb_backend_ops *ops, unsigned op)
+{
+	switch (op) {
+	case MGB_OP_OPEN:
+		return ops->open;
+	case MGB_OP_CLOSE:
+		return ops->close;
+	case MGB_OP_PWRITE:
+		return ops->pwrite;
+	case MGB_OP_PREAD:
+		return ops->pread;
+	case MGB_OP_FSTAT:
+		return ops->fstat;
+	case MGB_OP_PWRITE_FSTAT:
+		return ops->pwrite_fstat;
+	case MGB_OP_STAT:
+		return ops->stat;
+	case MGB_OP_FSYNC:
+		return ops->fsync;
+	case MGB_OP_FTRUNCATE:
+		return ops->ftruncate;
+	case MGB_OP_FCHMOD:
+		return ops->fchmod;
+	case MGB_OP_FSETXATTR:
+		return ops->fsetxattr;
+	case MGB_OP_FUTIMENS_NOW:
+		return ops->futimens_now;
+	case MGB_OP_FALLOCATE:
+		return ops->fallocate;
+	case MGB_OP_RENAME:
+		return ops->rename;
+	case MGB_OP_LINK:
+		return ops->link;
+	case MGB_OP_UNLINK:
+		return ops->unlink;
+	case MGB_OP_MKDIR:
+		return ops->mkdir;
+	case MGB_OP_RMDIR:
+		return ops->rmdir;
+	case MGB_OP_PWRITE_N:
+		return ops->pwrite_n;
+	case MGB_OP_FSTAT_N:
+		return ops->fstat_n;
+	case MGB_OP_COUNTS:
+		return ops->counts;
+	}
+	return false;
+}
+
+/*
+ * The calls a workload makes (fio's td_io_*()): each returns -EOPNOTSUPP where the backend
+ * lacks the operation, so a missing one is an error code, never a NULL call.  They add
+ * nothing else: a short write is returned as the byte count, for the caller to judge.
+ * mgb_be_has() asks about one optional operation (MGB_OP_PWRITE_N ...) a workload can do without.
+ */
+static inline bool mgb_be_has(const struct mgb_backend *be, unsigned op)
+{
+	return mgb_ops_have(be->ops, op);
+}
+
+static inline int mgb_be_open(struct mgb_backend *be, const char *path, int flags, mode_t mode, struct mgb_file *f)
+{
+	return be->ops->open ? be->ops->open(be, path, flags, mode, f) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_close(struct mgb_backend *be, struct mgb_file *f)
+{
+	return be->ops->close ? be->ops->close(be, f) : -EOPNOTSUPP;
+}
+
+static inline ssize_t mgb_be_pwrite(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len,
+				    off_t off)
+{
+	return be->ops->pwrite ? be->ops->pwrite(be, f, buf, len, off) : -EOPNOTSUPP;
+}
+
+static inline ssize_t mgb_be_pread(struct mgb_backend *be, struct mgb_file *f, void *buf, size_t len, off_t off)
+{
+	return be->ops->pread ? be->ops->pread(be, f, buf, len, off) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_fstat(struct mgb_backend *be, struct mgb_file *f, unsigned want, struct mgb_stat *st)
+{
+	return be->ops->fstat ? be->ops->fstat(be, f, want, st) : -EOPNOTSUPP;
+}
+
+static inline ssize_t mgb_be_pwrite_fstat(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len,
+					  off_t off, unsigned want, struct mgb_stat *st)
+{
+	return be->ops->pwrite_fstat ? be->ops->pwrite_fstat(be, f, buf, len, off, want, st) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_stat(struct mgb_backend *be, const char *path, unsigned want, struct mgb_stat *st)
+{
+	return be->ops->stat ? be->ops->stat(be, path, want, st) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_fsync(struct mgb_backend *be, struct mgb_file *f)
+{
+	return be->ops->fsync ? be->ops->fsync(be, f) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_ftruncate(struct mgb_backend *be, struct mgb_file *f, off_t len)
+{
+	return be->ops->ftruncate ? be->ops->ftruncate(be, f, len) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_fchmod(struct mgb_backend *be, struct mgb_file *f, mode_t mode)
+{
+	return be->ops->fchmod ? be->ops->fchmod(be, f, mode) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_fsetxattr(struct mgb_backend *be, struct mgb_file *f, const char *name, const void *val,
+				   size_t len)
+{
+	return be->ops->fsetxattr ? be->ops->fsetxattr(be, f, name, val, len) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_futimens_now(struct mgb_backend *be, struct mgb_file *f)
+{
+	return be->ops->futimens_now ? be->ops->futimens_now(be, f) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_fallocate(struct mgb_backend *be, struct mgb_file *f, off_t off, off_t len)
+{
+	return be->ops->fallocate ? be->ops->fallocate(be, f, off, len) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_rename(struct mgb_backend *be, const char *from, const char *to)
+{
+	return be->ops->rename ? be->ops->rename(be, from, to) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_link(struct mgb_backend *be, const char *from, const char *to)
+{
+	return be->ops->link ? be->ops->link(be, from, to) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_unlink(struct mgb_backend *be, const char *path)
+{
+	return be->ops->unlink ? be->ops->unlink(be, path) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_mkdir(struct mgb_backend *be, const char *path, mode_t mode)
+{
+	return be->ops->mkdir ? be->ops->mkdir(be, path, mode) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_rmdir(struct mgb_backend *be, const char *path)
+{
+	return be->ops->rmdir ? be->ops->rmdir(be, path) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_pwrite_n(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off,
+				  uint64_t count)
+{
+	return be->ops->pwrite_n ? be->ops->pwrite_n(be, f, buf, len, off, count) : -EOPNOTSUPP;
+}
+
+static inline int mgb_be_fstat_n(struct mgb_backend *be, struct mgb_file *f, unsigned want, struct mgb_stat *st,
+				 unsigned count)
+{
+	return be->ops->fstat_n ? be->ops->fstat_n(be, f, want, st, count) : -EOPNOTSUPP;
+}
+
+/* The backend's event counts (see counts above), or NULL where it keeps none. */
+static inline json_t *mgb_be_counts(struct mgb_backend *be)
+{
+	return be->ops->counts ? be->ops->counts(be) : NULL;
+}
 
 #endif

@@ -49,37 +49,37 @@ typedef int (*meta_fn)(struct mgb_backend *be, struct mgb_file *f, uint64_t roun
 
 static int truncate_alternating(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
 {
-	return be->ops->ftruncate(be, f, round & 1 ? 0 : GROW_LEN);
+	return mgb_be_ftruncate(be, f, round & 1 ? 0 : GROW_LEN);
 }
 
 static int truncate_empty(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
 {
-	return be->ops->ftruncate(be, f, 0);
+	return mgb_be_ftruncate(be, f, 0);
 }
 
 static int chmod_alternating(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
 {
-	return be->ops->fchmod(be, f, round & 1 ? 0644 : 0600);
+	return mgb_be_fchmod(be, f, round & 1 ? 0644 : 0600);
 }
 
 static int link_second_name(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
 {
-	return be->ops->link(be, FILE_NAME, LINK_NAME);
+	return mgb_be_link(be, FILE_NAME, LINK_NAME);
 }
 
 static int unlink_second_name(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
 {
-	return be->ops->unlink(be, LINK_NAME);
+	return mgb_be_unlink(be, LINK_NAME);
 }
 
 static int touch_now(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
 {
-	return be->ops->futimens_now(be, f);
+	return mgb_be_futimens_now(be, f);
 }
 
 static int fallocate_grow(struct mgb_backend *be, struct mgb_file *f, uint64_t round)
 {
-	return be->ops->fallocate(be, f, 0, GROW_LEN);
+	return mgb_be_fallocate(be, f, 0, GROW_LEN);
 }
 
 struct meta_op {
@@ -135,7 +135,7 @@ static int change_then_query(struct mgb_backend *be, struct mgb_file *f, meta_fn
 	if (r < 0)
 		return r;
 	*what = "fstat";
-	return be->ops->fstat(be, f, MGB_STAT_TIMES, st);
+	return mgb_be_fstat(be, f, MGB_STAT_TIMES, st);
 }
 
 static int meta_run(struct mgb_ctx *ctx)
@@ -155,7 +155,7 @@ static int meta_run(struct mgb_ctx *ctx)
 		return mgb_err(ctx->err, "--op %s: unknown operation", p->op);
 	if (require_ops(ctx, op->name) < 0)
 		return -1;
-	r = be->ops->open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
+	r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0)
 		return mgb_err(ctx->err, "%s: open: %s", FILE_NAME, strerror(-r));
 	if (op->starts_linked) {
@@ -166,7 +166,7 @@ static int meta_run(struct mgb_ctx *ctx)
 	}
 	mgb_obs_init(&ctime_obs);
 	what = "fstat";
-	r = be->ops->fstat(be, &f, MGB_STAT_TIMES, &st);
+	r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st);
 	if (r < 0)
 		goto fail;
 	mgb_obs_baseline(&ctime_obs, mgb_ts_ns(st.ctime));
@@ -195,9 +195,9 @@ static int meta_run(struct mgb_ctx *ctx)
 	}
 	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
 	mgb_measure_end(ctx);
-	be->ops->close(be, &f);
-	be->ops->unlink(be, LINK_NAME);
-	be->ops->unlink(be, FILE_NAME);
+	mgb_be_close(be, &f);
+	mgb_be_unlink(be, LINK_NAME);
+	mgb_be_unlink(be, FILE_NAME);
 
 	json_object_set_new(ctx->metrics, "op", json_string(op->name));
 	json_object_set_new(ctx->metrics, "rounds", json_integer((json_int_t)done));
@@ -205,9 +205,9 @@ static int meta_run(struct mgb_ctx *ctx)
 	mgb_put_stamps(ctx, "ctime", &ctime_obs, elapsed);
 	return 0;
 fail:
-	be->ops->close(be, &f);
-	be->ops->unlink(be, LINK_NAME);
-	be->ops->unlink(be, FILE_NAME);
+	mgb_be_close(be, &f);
+	mgb_be_unlink(be, LINK_NAME);
+	mgb_be_unlink(be, FILE_NAME);
 	ctx->unsupported = r == -EOPNOTSUPP;
 	return mgb_err(ctx->err, "%s: %s after %llu rounds: %s", FILE_NAME, what, (unsigned long long)done,
 		       strerror(-r));

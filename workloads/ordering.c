@@ -82,7 +82,7 @@ struct side {
 static int write_step(struct side *s)
 {
 	static const char byte = 'o';
-	ssize_t n = s->be->ops->pwrite(s->be, &s->file, &byte, 1, 0);
+	ssize_t n = mgb_be_pwrite(s->be, &s->file, &byte, 1, 0);
 
 	return n < 0 ? (int)n : 0;
 }
@@ -90,7 +90,7 @@ static int write_step(struct side *s)
 static int stat_step(struct side *s, int64_t *mtime)
 {
 	struct mgb_stat st;
-	int r = s->be->ops->fstat(s->be, &s->file, MGB_STAT_TIMES, &st);
+	int r = mgb_be_fstat(s->be, &s->file, MGB_STAT_TIMES, &st);
 
 	if (r == 0)
 		*mtime = mgb_ts_ns(st.mtime);
@@ -266,13 +266,13 @@ static int ordering_run(struct mgb_ctx *ctx)
 			goto out;
 		f2.be = &be2;
 	}
-	r = f1.be->ops->open(f1.be, "ordering.f1", O_RDWR | O_CREAT | O_TRUNC, 0644, &f1.file);
+	r = mgb_be_open(f1.be, "ordering.f1", O_RDWR | O_CREAT | O_TRUNC, 0644, &f1.file);
 	if (r < 0) {
 		mgb_err(ctx->err, "open ordering.f1: %s", strerror(-r));
 		goto out;
 	}
 	f1_open = true;
-	r = f2.be->ops->open(f2.be, "ordering.f2", O_RDWR | O_CREAT | O_TRUNC, 0644, &f2.file);
+	r = mgb_be_open(f2.be, "ordering.f2", O_RDWR | O_CREAT | O_TRUNC, 0644, &f2.file);
 	if (r < 0) {
 		mgb_err(ctx->err, "open ordering.f2: %s", strerror(-r));
 		goto out;
@@ -306,9 +306,9 @@ static int ordering_run(struct mgb_ctx *ctx)
 	r = 0;
 out:
 	if (f2_open)
-		f2.be->ops->close(f2.be, &f2.file);
+		mgb_be_close(f2.be, &f2.file);
 	if (f1_open)
-		f1.be->ops->close(f1.be, &f1.file);
+		mgb_be_close(f1.be, &f1.file);
 	if (be2.ops)
 		mgb_backend_close(&be2);
 	if (crossfs)

@@ -74,10 +74,10 @@ static int query_all(struct mgb_backend *be, const struct rename_layout *L, unsi
 	int r;
 
 	*failed = L->name[at];
-	r = be->ops->stat(be, L->name[at], MGB_STAT_TIMES, &file);
+	r = mgb_be_stat(be, L->name[at], MGB_STAT_TIMES, &file);
 	for (unsigned i = 0; r == 0 && i < L->ndirs; i++) {
 		*failed = L->dir[i];
-		r = be->ops->stat(be, L->dir[i], MGB_STAT_TIMES, &dir[i]);
+		r = mgb_be_stat(be, L->dir[i], MGB_STAT_TIMES, &dir[i]);
 	}
 	if (r < 0)
 		return r;
@@ -99,24 +99,24 @@ static int make_layout(struct mgb_backend *be, const struct rename_layout *L, co
 	/* With two parents they are subdirectories; with one it is TOP_DIR itself. */
 	for (unsigned i = 0; r == 0 && L->ndirs == 2 && i < 2; i++) {
 		*failed = L->dir[i];
-		r = be->ops->mkdir(be, L->dir[i], 0755);
+		r = mgb_be_mkdir(be, L->dir[i], 0755);
 	}
 	if (r < 0)
 		return r;
 	*failed = L->name[0];
-	r = be->ops->open(be, L->name[0], O_RDWR | O_CREAT | O_EXCL, 0644, &f);
+	r = mgb_be_open(be, L->name[0], O_RDWR | O_CREAT | O_EXCL, 0644, &f);
 	if (r < 0)
 		return r;
-	return be->ops->close(be, &f);
+	return mgb_be_close(be, &f);
 }
 
 /* Best effort, on every path: what was never made fails to go, harmlessly. */
 static void remove_layout(struct mgb_backend *be, const struct rename_layout *L, unsigned at)
 {
-	be->ops->unlink(be, L->name[at]);
+	mgb_be_unlink(be, L->name[at]);
 	for (unsigned i = 0; L->ndirs == 2 && i < 2; i++)
-		be->ops->rmdir(be, L->dir[i]);
-	be->ops->rmdir(be, TOP_DIR);
+		mgb_be_rmdir(be, L->dir[i]);
+	mgb_be_rmdir(be, TOP_DIR);
 }
 
 static int rename_run(struct mgb_ctx *ctx)
@@ -136,7 +136,7 @@ static int rename_run(struct mgb_ctx *ctx)
 	    mgb_require_op(ctx, unlink))
 		return -1;
 	/* A TOP_DIR that already exists is not ours: fail without removing anything. */
-	r = be->ops->mkdir(be, TOP_DIR, 0755);
+	r = mgb_be_mkdir(be, TOP_DIR, 0755);
 	if (r < 0)
 		return mgb_err(ctx->err, "%s: mkdir: %s", TOP_DIR, strerror(-r));
 	what = "create";
@@ -159,7 +159,7 @@ static int rename_run(struct mgb_ctx *ctx)
 	while (done < ctx->rounds) {
 		what = "rename";
 		failed = L->name[at];
-		r = be->ops->rename(be, L->name[at], L->name[!at]);
+		r = mgb_be_rename(be, L->name[at], L->name[!at]);
 		if (r < 0)
 			goto fail;
 		at = !at;

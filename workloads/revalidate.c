@@ -158,7 +158,7 @@ static uint64_t word_at(const char *buf, size_t off)
 static int read_version(struct reval *rv, struct client *c, uint64_t *version)
 {
 	struct mgb_backend *be = rv->ctx->be;
-	ssize_t n = be->ops->pread(be, &rv->file, c->buf, rv->size, 0);
+	ssize_t n = mgb_be_pread(be, &rv->file, c->buf, rv->size, 0);
 	uint64_t first, last, begun;
 
 	if (n < 0 || (size_t)n != rv->size) {
@@ -186,7 +186,7 @@ static int query(struct reval *rv, int64_t *stamp, int64_t *change, uint64_t beg
 	int r;
 
 	began[0] = atomic_load(&rv->started);
-	r = be->ops->fstat(be, &rv->file, MGB_STAT_TIMES, &st);
+	r = mgb_be_fstat(be, &rv->file, MGB_STAT_TIMES, &st);
 	began[1] = atomic_load(&rv->started);
 	if (r < 0 || !(st.mask & MGB_STAT_CTIME)) {
 		fail(rv, r < 0 ? r : -EOPNOTSUPP, "fstat (ctime)");
@@ -339,7 +339,7 @@ static uint64_t writer(struct reval *rv, char *buf)
 		}
 		fill_version(buf, rv->size, k);
 		atomic_store(&rv->started, k);
-		n = be->ops->pwrite(be, &rv->file, buf, rv->size, 0);
+		n = mgb_be_pwrite(be, &rv->file, buf, rv->size, 0);
 		if (n < 0 || (size_t)n != rv->size) {
 			fail(rv, n < 0 ? (int)n : mgb_short_write_errno(be, &rv->file, buf, rv->size, 0, (size_t)n),
 			     "pwrite");
@@ -451,7 +451,7 @@ static int reval_run(struct mgb_ctx *ctx)
 	}
 	pthread_mutex_init(&rv.lock, NULL);
 	pthread_cond_init(&rv.cond, NULL);
-	r = be->ops->open(be, "revalidate.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &rv.file);
+	r = mgb_be_open(be, "revalidate.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &rv.file);
 	if (r < 0) {
 		fail(&rv, r, "open");
 		goto out;
@@ -459,7 +459,7 @@ static int reval_run(struct mgb_ctx *ctx)
 	opened = true;
 	/* Version 0, then the client's first fill (not counted as a poll). */
 	fill_version(wbuf, rv.size, 0);
-	r = (int)be->ops->pwrite(be, &rv.file, wbuf, rv.size, 0);
+	r = (int)mgb_be_pwrite(be, &rv.file, wbuf, rv.size, 0);
 	if (r < 0 || (size_t)r != rv.size) {
 		fail(&rv, r < 0 ? r : mgb_short_write_errno(be, &rv.file, wbuf, rv.size, 0, (size_t)r), "pwrite");
 		goto out;
@@ -513,7 +513,7 @@ static int reval_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "elapsed_ns", json_integer(elapsed));
 out:
 	if (opened)
-		be->ops->close(be, &rv.file);
+		mgb_be_close(be, &rv.file);
 	pthread_cond_destroy(&rv.cond);
 	pthread_mutex_destroy(&rv.lock);
 	free(wbuf);

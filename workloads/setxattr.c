@@ -51,11 +51,11 @@ static int setxattr_run(struct mgb_ctx *ctx)
 	if (mgb_require_op(ctx, fsetxattr) || mgb_require_op(ctx, fstat) ||
 	    mgb_require_op(ctx, unlink))
 		return -1;
-	r = be->ops->open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
+	r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0)
 		return mgb_err(ctx->err, "%s: open: %s", FILE_NAME, strerror(-r));
 	mgb_obs_init(&ctime_obs);
-	r = be->ops->fstat(be, &f, MGB_STAT_TIMES, &st);
+	r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st);
 	if (r < 0)
 		goto fail;
 	mgb_obs_baseline(&ctime_obs, mgb_ts_ns(st.ctime));
@@ -68,12 +68,12 @@ static int setxattr_run(struct mgb_ctx *ctx)
 		int len = snprintf(value, sizeof(value), "%" PRIu64, done);
 
 		what = "fsetxattr " XATTR_NAME;
-		r = be->ops->fsetxattr(be, &f, XATTR_NAME, value, (size_t)len);
+		r = mgb_be_fsetxattr(be, &f, XATTR_NAME, value, (size_t)len);
 		if (r < 0)
 			goto fail;
 		done++;
 		what = "fstat";
-		r = be->ops->fstat(be, &f, MGB_STAT_TIMES, &st);
+		r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st);
 		if (r < 0)
 			goto fail;
 		now = mgb_clock_ns(CLOCK_REALTIME);
@@ -88,8 +88,8 @@ static int setxattr_run(struct mgb_ctx *ctx)
 	}
 	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
 	mgb_measure_end(ctx);
-	be->ops->close(be, &f);
-	be->ops->unlink(be, FILE_NAME);
+	mgb_be_close(be, &f);
+	mgb_be_unlink(be, FILE_NAME);
 
 	json_object_set_new(ctx->metrics, "rounds", json_integer((json_int_t)done));
 	mgb_put_rate(ctx, "setxattrs_per_s", done, elapsed);
@@ -97,8 +97,8 @@ static int setxattr_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "mtime_moved", json_integer((json_int_t)mtime_moved));
 	return 0;
 fail:
-	be->ops->close(be, &f);
-	be->ops->unlink(be, FILE_NAME);
+	mgb_be_close(be, &f);
+	mgb_be_unlink(be, FILE_NAME);
 	ctx->unsupported = r == -EOPNOTSUPP;
 	return mgb_err(ctx->err, "%s: %s after %llu rounds: %s%s", FILE_NAME, what, (unsigned long long)done,
 		       strerror(-r), r == -EOPNOTSUPP ? " (this filesystem takes no user.* xattrs)" : "");

@@ -78,9 +78,9 @@ static void *query_loop(void *arg)
 	while (qt->done < sh->ctx->rounds) {
 		/* A backend with a queue depth (io_uring --depth) takes a batch per call and keeps
 		 * its depth in flight; batches divide 4096, so the checks below still run. */
-		unsigned n = be->ops->fstat_n ? (unsigned)MGB_MIN_U64(STAT_BATCH, sh->ctx->rounds - qt->done) : 1;
-		int r = be->ops->fstat_n ? be->ops->fstat_n(be, &sh->file, sh->want, st, n)
-					 : be->ops->fstat(be, &sh->file, sh->want, &st[0]);
+		bool batch = mgb_be_has(be, MGB_OP_FSTAT_N);
+		unsigned n = batch ? (unsigned)MGB_MIN_U64(STAT_BATCH, sh->ctx->rounds - qt->done) : 1;
+		int r = batch ? mgb_be_fstat_n(be, &sh->file, sh->want, st, n) : mgb_be_fstat(be, &sh->file, sh->want, &st[0]);
 
 		if (r < 0) {
 			int none = 0;
@@ -125,7 +125,7 @@ static void *write_loop(void *arg)
 	char byte = 's';
 
 	while (!atomic_load(&sh->queries_done) && !mgb_stop_requested()) {
-		ssize_t r = be->ops->pwrite(be, &sh->file, &byte, 1, 0);
+		ssize_t r = mgb_be_pwrite(be, &sh->file, &byte, 1, 0);
 
 		if (r < 0) {
 			int none = 0;
@@ -175,19 +175,19 @@ static int stat_run(struct mgb_ctx *ctx)
 	if (mgb_require_op(ctx, fstat) || mgb_require_op(ctx, pwrite))
 		return -1;
 	sh.want = !strcmp(p->mask, "size") ? MGB_STAT_SIZE : MGB_STAT_TIMES;
-	r = be->ops->open(be, "stat.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &sh.file);
+	r = mgb_be_open(be, "stat.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &sh.file);
 	if (r < 0)
 		return mgb_err(ctx->err, "open stat.dat: %s", strerror(-r));
 	qt = calloc(p->threads, sizeof(*qt));
 	if (!qt) {
-		be->ops->close(be, &sh.file);
+		mgb_be_close(be, &sh.file);
 		return mgb_err(ctx->err, "out of memory");
 	}
 	{
 		struct mgb_stat st0;
 
 		/* With sh.want: the size-only control must arm nothing, this query included. */
-		r = be->ops->fstat(be, &sh.file, sh.want, &st0);
+		r = mgb_be_fstat(be, &sh.file, sh.want, &st0);
 		if (r < 0)
 			goto out;
 		atomic_init(&sh.newest_ctime, st0.mask & MGB_STAT_CTIME ? mgb_ts_ns(st0.ctime) : 0);
@@ -248,7 +248,7 @@ out:
 	mgb_tracecount_close(&arming);
 	mgb_tracecount_close(&swaps);
 	free(qt);
-	be->ops->close(be, &sh.file);
+	mgb_be_close(be, &sh.file);
 	if (r < 0)
 		return mgb_err(ctx->err, "stat.dat: %s", strerror(-r));
 	return 0;

@@ -152,7 +152,7 @@ static int close_file(struct mgb_backend *be, struct group *g)
 	if (!g->open)
 		return 0;
 	g->open = false;
-	return be->ops->close(be, &g->file);
+	return mgb_be_close(be, &g->file);
 }
 
 static int do_change(struct mgb_backend *be, struct group *g)
@@ -162,17 +162,17 @@ static int do_change(struct mgb_backend *be, struct group *g)
 
 	switch (g->change) {
 	case CHANGE_CREATE: {
-		int r = be->ops->open(be, g->name, O_RDWR | O_CREAT | O_EXCL, 0644, &g->file);
+		int r = mgb_be_open(be, g->name, O_RDWR | O_CREAT | O_EXCL, 0644, &g->file);
 
 		g->open = r == 0;
 		return r;
 	}
 	case CHANGE_WRITE:
-		n = be->ops->pwrite(be, &g->file, &byte, 1, 0);
+		n = mgb_be_pwrite(be, &g->file, &byte, 1, 0);
 		return n < 0 ? (int)n : 0;
 	case CHANGE_CHMOD:
 		g->mode = g->mode == 0644 ? 0600 : 0644;
-		return be->ops->fchmod(be, &g->file, g->mode);
+		return mgb_be_fchmod(be, &g->file, g->mode);
 	default:
 		return -EINVAL;
 	}
@@ -189,13 +189,13 @@ static int undo_query(struct mgb_backend *be, struct group *g)
 	if (!g->open)
 		return 0;
 	r = close_file(be, g);
-	return r < 0 ? r : be->ops->unlink(be, g->name);
+	return r < 0 ? r : mgb_be_unlink(be, g->name);
 }
 
 static int read_stamp(struct mgb_backend *be, struct group *g, int64_t *stamp)
 {
 	struct mgb_stat st;
-	int r = be->ops->fstat(be, &g->file, MGB_STAT_TIMES | MGB_STAT_BTIME, &st);
+	int r = mgb_be_fstat(be, &g->file, MGB_STAT_TIMES | MGB_STAT_BTIME, &st);
 
 	if (r < 0)
 		return r;
@@ -240,7 +240,7 @@ static int one_round(struct mgb_ctx *ctx, struct group *g, struct waiter *w)
 	if (g->kind == KIND_CURRENT && (r = do_change(be, g)) < 0)
 		return r;
 	if (g->kind != KIND_UNQUERIED) {
-		if ((r = be->ops->fstat(be, &g->file, MGB_STAT_TIMES, &st)) < 0)
+		if ((r = mgb_be_fstat(be, &g->file, MGB_STAT_TIMES, &st)) < 0)
 			return r;
 		ctime_before = mgb_ts_ns(st.ctime);
 	}
@@ -373,11 +373,11 @@ static int run_group(struct mgb_ctx *ctx, struct group *g, uint64_t rounds, stru
 	/* A new file's stamps cannot be fine: create counts none (null). */
 	g->b.fine_stamps = g->change == CHANGE_CREATE ? -1 : 0;
 	if (g->change != CHANGE_CREATE) {
-		r = be->ops->open(be, g->name, O_RDWR | O_CREAT | O_TRUNC, g->mode, &g->file);
+		r = mgb_be_open(be, g->name, O_RDWR | O_CREAT | O_TRUNC, g->mode, &g->file);
 		if (r < 0)
 			return r;
 		g->open = true;
-		r = be->ops->fstat(be, &g->file, MGB_STAT_TIMES, &st);
+		r = mgb_be_fstat(be, &g->file, MGB_STAT_TIMES, &st);
 		if (r < 0)
 			return r;
 		g->ctime_ns = mgb_ts_ns(st.ctime);
@@ -429,7 +429,7 @@ static int statx06_run(struct mgb_ctx *ctx)
 		/* Tidy as we go: every group starts in a directory as clean as the first. */
 		mgb_tracecount_close(&g->swaps);
 		close_file(be, g);
-		be->ops->unlink(be, g->name);
+		mgb_be_unlink(be, g->name);
 		if (r < 0)
 			return mgb_err(ctx->err, "%s after %llu rounds: %s", g->name,
 				       (unsigned long long)g->b.rounds, strerror(-r));

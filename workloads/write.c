@@ -71,12 +71,12 @@ static ssize_t pwrite_fstat(struct mgb_backend *be, struct mgb_file *f, const vo
 	ssize_t r;
 	int sr;
 
-	if (be->ops->pwrite_fstat)
-		return be->ops->pwrite_fstat(be, f, buf, len, 0, MGB_STAT_TIMES, st);
-	r = be->ops->pwrite(be, f, buf, len, 0);
+	if (mgb_be_has(be, MGB_OP_PWRITE_FSTAT))
+		return mgb_be_pwrite_fstat(be, f, buf, len, 0, MGB_STAT_TIMES, st);
+	r = mgb_be_pwrite(be, f, buf, len, 0);
 	if (r < 0)
 		return r;
-	sr = be->ops->fstat(be, f, MGB_STAT_TIMES, st);
+	sr = mgb_be_fstat(be, f, MGB_STAT_TIMES, st);
 	return sr < 0 ? sr : r;
 }
 
@@ -100,14 +100,14 @@ static int write_run(struct mgb_ctx *ctx)
 	if (!buf)
 		return mgb_err(ctx->err, "out of memory for a %llu-byte buffer", (unsigned long long)p->size);
 	memset(buf, 'w', p->size);
-	r = be->ops->open(be, "write.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
+	r = mgb_be_open(be, "write.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0) {
 		free(buf);
 		return mgb_err(ctx->err, "open write.dat: %s", strerror(-r));
 	}
 	mgb_obs_init(&ctime_obs);
 	mgb_obs_init_counts_only(&mtime_obs); /* the steps asked for are ctime's */
-	r = be->ops->fstat(be, &f, MGB_STAT_TIMES, &st);
+	r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st);
 	if (r < 0)
 		goto fail;
 	mgb_obs_baseline(&ctime_obs, mgb_ts_ns(st.ctime));
@@ -142,7 +142,7 @@ static int write_run(struct mgb_ctx *ctx)
 			mgb_obs_add(&mtime_obs, mgb_ts_ns(st.mtime), now);
 			if (has_change) /* a counter, not a time: never "in the future" */
 				mgb_obs_add(&change_obs, (int64_t)st.change, INT64_MAX);
-		} else if (be->ops->pwrite_n) {
+		} else if (mgb_be_has(be, MGB_OP_PWRITE_N)) {
 			/* The unqueried writes up to the next query or progress check in one call, so a
 			 * backend with a queue depth (io_uring --depth) keeps them in flight. */
 			uint64_t n = ctx->rounds - done, to_check = 4096 - (done & 4095);
@@ -151,14 +151,14 @@ static int write_run(struct mgb_ctx *ctx)
 				n = to_check;
 			if (until_query && n > until_query)
 				n = until_query;
-			r = be->ops->pwrite_n(be, &f, buf, p->size, 0, n);
+			r = mgb_be_pwrite_n(be, &f, buf, p->size, 0, n);
 			if (r < 0)
 				goto fail;
 			if (until_query)
 				until_query -= n - 1;
 			done += n - 1;
 		} else {
-			r = (int)be->ops->pwrite(be, &f, buf, p->size, 0);
+			r = (int)mgb_be_pwrite(be, &f, buf, p->size, 0);
 			if (r >= 0 && (size_t)r < p->size)
 				goto short_write;
 			if (r < 0)
@@ -179,7 +179,7 @@ static int write_run(struct mgb_ctx *ctx)
 	if (p->query_every != 1 && traced > 0)
 		traced--;
 	mgb_tracecount_close(&changes);
-	be->ops->close(be, &f);
+	mgb_be_close(be, &f);
 	free(buf);
 
 	json_object_set_new(ctx->metrics, "writes", json_integer((json_int_t)done));
@@ -203,12 +203,12 @@ short_write:
 	mgb_err(ctx->err, "write.dat: write %llu stored %d of %llu bytes: %s", (unsigned long long)done + 1, r,
 		(unsigned long long)p->size, strerror(-mgb_short_write_errno(be, &f, buf, p->size, 0, (size_t)r)));
 	mgb_tracecount_close(&changes);
-	be->ops->close(be, &f);
+	mgb_be_close(be, &f);
 	free(buf);
 	return -1;
 fail:
 	mgb_tracecount_close(&changes);
-	be->ops->close(be, &f);
+	mgb_be_close(be, &f);
 	free(buf);
 	return mgb_err(ctx->err, "write.dat after %llu writes: %s", (unsigned long long)done, strerror(-r));
 }

@@ -5,6 +5,7 @@
 #include "workload.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 const struct mgb_backend_ops *const mgb_backends[] = {
@@ -58,6 +59,52 @@ void mgb_backend_close(struct mgb_backend *be)
 	if (be->ops && be->ops->fini)
 		be->ops->fini(be);
 	be->ops = NULL;
+}
+
+/* Each operation bit and the member it stands for, in bit order (the order mgb_op_name picks). */
+static const struct {
+	unsigned op;
+	const char *name;
+} op_names[] = {
+	{ MGB_OP_OPEN, "open" },
+	{ MGB_OP_CLOSE, "close" },
+	{ MGB_OP_PWRITE, "pwrite" },
+	{ MGB_OP_PREAD, "pread" },
+	{ MGB_OP_FSTAT, "fstat" },
+	{ MGB_OP_PWRITE_FSTAT, "pwrite_fstat" },
+	{ MGB_OP_STAT, "stat" },
+	{ MGB_OP_FSYNC, "fsync" },
+	{ MGB_OP_FTRUNCATE, "ftruncate" },
+	{ MGB_OP_FCHMOD, "fchmod" },
+	{ MGB_OP_FSETXATTR, "fsetxattr" },
+	{ MGB_OP_FUTIMENS_NOW, "futimens_now" },
+	{ MGB_OP_FALLOCATE, "fallocate" },
+	{ MGB_OP_RENAME, "rename" },
+	{ MGB_OP_LINK, "link" },
+	{ MGB_OP_UNLINK, "unlink" },
+	{ MGB_OP_MKDIR, "mkdir" },
+	{ MGB_OP_RMDIR, "rmdir" },
+	{ MGB_OP_PWRITE_N, "pwrite_n" },
+	{ MGB_OP_FSTAT_N, "fstat_n" },
+	{ MGB_OP_COUNTS, "counts" },
+};
+
+unsigned mgb_backend_lacks(const struct mgb_backend_ops *ops, unsigned mask)
+{
+	unsigned lacks = 0;
+
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(op_names); i++)
+		if ((mask & op_names[i].op) && !mgb_ops_have(ops, op_names[i].op))
+			lacks |= op_names[i].op;
+	return lacks;
+}
+
+const char *mgb_op_name(unsigned mask)
+{
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(op_names); i++)
+		if (mask & op_names[i].op)
+			return op_names[i].name;
+	return "?";
 }
 
 int mgb_short_write_errno(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off,

@@ -95,7 +95,7 @@ static void *poll_loop(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!atomic_load(&p->stop)) {
 		struct mgb_stat st;
-		int r = p->ctx->be->ops->fstat(p->ctx->be, p->file, p->want, &st);
+		int r = mgb_be_fstat(p->ctx->be, p->file, p->want, &st);
 
 		if (r < 0) {
 			p->error = r;
@@ -197,7 +197,7 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 		mgb_hist_init(&lat->h);
 		lat->sum_ns = 0;
 	}
-	if (!strcmp(p->mode, "append") && (r = be->ops->ftruncate(be, &c->f, 0)) < 0) {
+	if (!strcmp(p->mode, "append") && (r = mgb_be_ftruncate(be, &c->f, 0)) < 0) {
 		free(lat);
 		return mgb_err(ctx->err, "truncate cost.dat: %s", strerror(-r));
 	}
@@ -219,7 +219,7 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 	cost_inode_counts_begin(&ic, c);
 	mgb_fs_counters_begin(&fc, ctx->target);
 	mgb_mg_counters_read(&mg0);
-	be0 = be->ops->counts ? be->ops->counts(be) : NULL;
+	be0 = mgb_be_counts(be);
 	if (stirrer.shared)
 		cost_stirrer_begin(&stirrer);
 	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
@@ -233,7 +233,7 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 	/* fio's own rate covers its writes, not its start-up (its runtime has ms resolution) */
 	elapsed = c->fio ? res.runtime_ns : wall;
 	mgb_mg_counters_read(&mg1);
-	be1 = be->ops->counts ? be->ops->counts(be) : NULL;
+	be1 = mgb_be_counts(be);
 	backend = backend_counts_delta(be0, be1);
 	json_decref(be0);
 	json_decref(be1);
@@ -318,15 +318,15 @@ static int lay_out(struct cost_cell *c)
 	if (!strcmp(p->mode, "append"))
 		return 0;
 	if (!strcmp(p->mode, "fio-basic"))
-		r = be->ops->fallocate(be, &c->f, 0, (off_t)c->file_size);
+		r = mgb_be_fallocate(be, &c->f, 0, (off_t)c->file_size);
 	for (off_t off = 0; r >= 0 && !strcmp(p->mode, "overwrite") && off < (off_t)c->file_size;
 	     off += (off_t)p->size) {
-		ssize_t n = be->ops->pwrite(be, &c->f, c->buf, p->size, off);
+		ssize_t n = mgb_be_pwrite(be, &c->f, c->buf, p->size, off);
 
 		r = n < 0 ? (int)n : 0;
 	}
 	if (r == 0)
-		r = be->ops->fsync(be, &c->f);
+		r = mgb_be_fsync(be, &c->f);
 	/* ramfs cannot fallocate: a fact about the filesystem, not a failure */
 	if (r == -EOPNOTSUPP)
 		c->ctx->unsupported = true;
@@ -370,13 +370,13 @@ static int cost_prepare(struct cost_cell *c)
 		return -1;
 	if (c->fio && mgb_require_op(ctx, stat))
 		return -1;
-	r = be->ops->open(be, "cost.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &c->f);
+	r = mgb_be_open(be, "cost.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &c->f);
 	if (r < 0) {
 		c->f.fd = -1;
 		return mgb_err(ctx->err, "open cost.dat: %s", strerror(-r));
 	}
 	json_object_set_new(ctx->metrics, "nocow_in_effect", apply_nocow(c));
-	r = be->ops->fstat(be, &c->f, MGB_STAT_SIZE, &st);
+	r = mgb_be_fstat(be, &c->f, MGB_STAT_SIZE, &st);
 	if (r < 0)
 		return mgb_err(ctx->err, "stat cost.dat: %s", strerror(-r));
 	c->ino = st.ino;
@@ -494,7 +494,7 @@ static int cost_run(struct mgb_ctx *ctx)
 	if (ctx->measured_begun)
 		mgb_measure_end(ctx);
 	if (c.f.fd >= 0 || c.f.priv)
-		ctx->be->ops->close(ctx->be, &c.f);
+		mgb_be_close(ctx->be, &c.f);
 	if (*c.workdir)
 		rmdir(c.workdir);
 	if (c.other_up)

@@ -11,7 +11,7 @@ int cost_do_sync(struct mgb_backend *be, struct mgb_file *f, const struct cost_p
 	if (!strcmp(p->sync, "none"))
 		return 0;
 	/* fdatasync is fsync on backends without it: both force the data and what it needs */
-	return be->ops->fsync(be, f);
+	return mgb_be_fsync(be, f);
 }
 
 /* fio once on the cell's job, on the file mgbench laid out and the poller holds open. */
@@ -35,7 +35,7 @@ int cost_fio_load(struct cost_cell *c, struct mgb_fio_result *res)
 		return -1;
 	snprintf(c->fio_version, sizeof(c->fio_version), "%s", res->version);
 	/* A job that lays the file out anew writes another inode than the one queried. */
-	if (c->ctx->be->ops->stat(c->ctx->be, "cost.dat", MGB_STAT_SIZE, &st) < 0 || st.ino != c->ino)
+	if (mgb_be_stat(c->ctx->be, "cost.dat", MGB_STAT_SIZE, &st) < 0 || st.ino != c->ino)
 		return mgb_err(c->ctx->err, "fio replaced cost.dat (%s lays the file out anew?)", c->job);
 	return 0;
 }
@@ -54,10 +54,10 @@ int cost_builtin_load(struct cost_cell *c, uint64_t *done, struct lat_stats *lat
 		int r;
 
 		if (falloc) {
-			n = be->ops->fallocate(be, &c->f, off, (off_t)p->size);
+			n = mgb_be_fallocate(be, &c->f, off, (off_t)p->size);
 			n = n < 0 ? n : (ssize_t)p->size;
 		} else {
-			n = be->ops->pwrite(be, &c->f, c->buf, p->size, off);
+			n = mgb_be_pwrite(be, &c->f, c->buf, p->size, off);
 			if (n >= 0 && (size_t)n < p->size)
 				n = mgb_short_write_errno(be, &c->f, c->buf, p->size, off, (size_t)n);
 		}
