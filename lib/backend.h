@@ -4,7 +4,8 @@
  * operations; a workload calls them and never a syscall directly, so the same workload runs
  * through plain syscalls, io_uring or NFS.  Paths are relative to the backend's root directory.
  * Every operation returns 0 (or a byte count) on success and -errno on failure.  An operation a
- * backend cannot express is NULL; mgb_require_op() turns that into a clear "unsupported" cell.
+ * backend cannot express is NULL: a workload names what it needs (struct mgb_workload.needs_ops)
+ * and the runner makes a cell whose backend lacks one "unsupported" before it makes the target.
  * Workloads call operations through the mgb_be_*() wrappers at the end of this file (fio's
  * td_io_*()), never through be->ops directly.
  */
@@ -174,15 +175,8 @@ enum mgb_op {
 unsigned mgb_backend_lacks(const struct mgb_backend_ops *ops, unsigned mask);
 /* The member name of the lowest operation in mask ("fchmod"), for "backend 'X' cannot fchmod". */
 const char *mgb_op_name(unsigned mask);
-
-/*
- * In a workload: -1 with "backend X cannot <op>" in ctx->err and the cell marked unsupported
- * (a fact about the backend, not a failure) when the backend lacks op, else 0.
- */
-#define mgb_require_op(ctx, op)                                                               \
-	((ctx)->be->ops->op ? 0                                                               \
-			    : ((ctx)->unsupported = true,                                     \
-			       mgb_err((ctx)->err, "backend '%s' cannot " #op, (ctx)->be->ops->name)))
+/* -1 with "backend 'X' cannot <op>" in err (the first op of needs that ops lacks), else 0. */
+int mgb_backend_require(const struct mgb_backend_ops *ops, unsigned needs, char *err);
 
 /* The backend as cell.backend: {"name": ..., "options": {...}}. */
 json_t *mgb_backend_to_json(const struct mgb_backend_ops *ops, const void *params);

@@ -70,6 +70,11 @@ struct mgb_workload {
 	/* What the text table shows, terminated by a zero entry. */
 	const struct mgb_column *columns;
 	int (*run)(struct mgb_ctx *ctx); /* 0 ok, -1 error with ctx->err set */
+	/* The backend operations run() calls (MGB_OP_*): a cell whose backend lacks one is
+	 * "unsupported" (a fact about the backend, not a failure) before its target is made. */
+	unsigned needs_ops;
+	/* Optional: the operations these parameters need besides needs_ops (meta's --op). */
+	unsigned (*needs_ops_for)(const void *params);
 	/* Optional: options that are each valid but not together; -1 with err makes a usage error
 	 * (exit 2) before anything runs. */
 	int (*check_params)(const void *params, char *err);
@@ -79,6 +84,22 @@ struct mgb_workload {
 };
 
 #define MGB_DEFAULT_ROUNDS 10000
+
+/* What the cell's backend must offer for these parameters: needs_ops and needs_ops_for's. */
+static inline unsigned mgb_workload_needs_ops(const struct mgb_workload *w, const void *params)
+{
+	return w->needs_ops | (w->needs_ops_for ? w->needs_ops_for(params) : 0);
+}
+
+/* For a need only run() can know (cost's load, picked at run time): -1 with the cell marked
+ * unsupported and the runner's message when the backend lacks one of ops, else 0. */
+static inline int mgb_require_ops(struct mgb_ctx *ctx, unsigned ops)
+{
+	if (mgb_backend_require(ctx->be->ops, ops, ctx->err) == 0)
+		return 0;
+	ctx->unsupported = true;
+	return -1;
+}
 
 static inline uint64_t mgb_workload_default_rounds(const struct mgb_workload *w)
 {

@@ -89,15 +89,17 @@ struct meta_op {
 	meta_fn undo;        /* puts the file back so change can repeat; NULL if change alternates */
 	const char *undo_what;
 	bool starts_linked;  /* LINK_NAME must exist before the first change */
+	unsigned needs;      /* backend operations (MGB_OP_*) besides the fstat and unlink all need */
 };
 
 static const struct meta_op meta_ops[] = {
-	{ "truncate", truncate_alternating, "ftruncate", NULL, NULL, false },
-	{ "chmod", chmod_alternating, "fchmod", NULL, NULL, false },
-	{ "link", link_second_name, "link to " LINK_NAME, unlink_second_name, "unlink " LINK_NAME, false },
-	{ "unlink", unlink_second_name, "unlink " LINK_NAME, link_second_name, "link to " LINK_NAME, true },
-	{ "utimens", touch_now, "futimens", NULL, NULL, false },
-	{ "fallocate", fallocate_grow, "fallocate", truncate_empty, "ftruncate", false },
+	{ "truncate", truncate_alternating, "ftruncate", NULL, NULL, false, MGB_OP_FTRUNCATE },
+	{ "chmod", chmod_alternating, "fchmod", NULL, NULL, false, MGB_OP_FCHMOD },
+	{ "link", link_second_name, "link to " LINK_NAME, unlink_second_name, "unlink " LINK_NAME, false, MGB_OP_LINK },
+	{ "unlink", unlink_second_name, "unlink " LINK_NAME, link_second_name, "link to " LINK_NAME, true, MGB_OP_LINK },
+	{ "utimens", touch_now, "futimens", NULL, NULL, false, MGB_OP_FUTIMENS_NOW },
+	{ "fallocate", fallocate_grow, "fallocate", truncate_empty, "ftruncate", false,
+	  MGB_OP_FALLOCATE | MGB_OP_FTRUNCATE },
 };
 
 static const struct meta_op *meta_op_find(const char *name)
@@ -109,19 +111,11 @@ static const struct meta_op *meta_op_find(const char *name)
 }
 
 /* The backend operations --op needs, so that a backend lacking one says which. */
-static int require_ops(struct mgb_ctx *ctx, const char *op)
+static unsigned meta_needs_ops_for(const void *params)
 {
-	if (mgb_require_op(ctx, fstat) || mgb_require_op(ctx, unlink))
-		return -1;
-	if (!strcmp(op, "truncate"))
-		return mgb_require_op(ctx, ftruncate);
-	if (!strcmp(op, "chmod"))
-		return mgb_require_op(ctx, fchmod);
-	if (!strcmp(op, "link") || !strcmp(op, "unlink"))
-		return mgb_require_op(ctx, link);
-	if (!strcmp(op, "utimens"))
-		return mgb_require_op(ctx, futimens_now);
-	return mgb_require_op(ctx, fallocate) || mgb_require_op(ctx, ftruncate) ? -1 : 0;
+	const struct meta_op *op = meta_op_find(((const struct meta_params *)params)->op);
+
+	return op ? op->needs : 0;
 }
 
 /* One operation, then a query of the file; *what names the step that failed, for the error. */
@@ -153,8 +147,6 @@ static int meta_run(struct mgb_ctx *ctx)
 
 	if (!op)
 		return mgb_err(ctx->err, "--op %s: unknown operation", p->op);
-	if (require_ops(ctx, op->name) < 0)
-		return -1;
 	r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0)
 		return mgb_err(ctx->err, "%s: open: %s", FILE_NAME, strerror(-r));
@@ -220,4 +212,6 @@ const struct mgb_workload mgb_workload_meta = {
 	.params_size = sizeof(struct meta_params),
 	.columns = meta_columns,
 	.run = meta_run,
+	.needs_ops = MGB_OP_FSTAT | MGB_OP_UNLINK,
+	.needs_ops_for = meta_needs_ops_for,
 };

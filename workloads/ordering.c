@@ -259,8 +259,6 @@ static int ordering_run(struct mgb_ctx *ctx)
 	int64_t t0, elapsed;
 	int r = -1;
 
-	if (mgb_require_op(ctx, pwrite) || mgb_require_op(ctx, fstat))
-		return -1;
 	if (crossfs) {
 		if (second_fs_up(ctx, p->second_fs, &t2, &be2) < 0)
 			goto out;
@@ -329,5 +327,6 @@ const struct mgb_workload mgb_workload_ordering = {
 	.params_size = sizeof(struct ordering_params),
 	.columns = ordering_columns,
 	.run = ordering_run,
+	.needs_ops = MGB_OP_PWRITE | MGB_OP_FSTAT,
 	.needs_two_cpus = ordering_needs_two_cpus,
 };

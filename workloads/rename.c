@@ -131,10 +131,6 @@ static int rename_run(struct mgb_ctx *ctx)
 	int64_t t0, elapsed;
 	int r;
 
-	if (mgb_require_op(ctx, rename) || mgb_require_op(ctx, stat) ||
-	    mgb_require_op(ctx, mkdir) || mgb_require_op(ctx, rmdir) ||
-	    mgb_require_op(ctx, unlink))
-		return -1;
 	/* A TOP_DIR that already exists is not ours: fail without removing anything. */
 	r = mgb_be_mkdir(be, TOP_DIR, 0755);
 	if (r < 0)
@@ -201,4 +197,5 @@ const struct mgb_workload mgb_workload_rename = {
 	.params_size = sizeof(struct rename_params),
 	.columns = rename_columns,
 	.run = rename_run,
+	.needs_ops = MGB_OP_RENAME | MGB_OP_STAT | MGB_OP_MKDIR | MGB_OP_RMDIR | MGB_OP_UNLINK,
 };

@@ -437,9 +437,6 @@ static int reval_run(struct mgb_ctx *ctx)
 	int64_t t0, elapsed, stamp, change;
 	int r;
 
-	if (mgb_require_op(ctx, pwrite) || mgb_require_op(ctx, pread) ||
-	    mgb_require_op(ctx, fstat))
-		return -1;
 	wbuf = calloc(1, p->size);
 	c->buf = malloc(p->size);
 	rv.change_client.buf = malloc(p->size);
@@ -539,5 +536,6 @@ const struct mgb_workload mgb_workload_revalidate = {
 	.params_size = sizeof(struct reval_params),
 	.columns = reval_columns,
 	.run = reval_run,
+	.needs_ops = MGB_OP_PWRITE | MGB_OP_PREAD | MGB_OP_FSTAT,
 	.needs_two_cpus = reval_needs_two_cpus,
 };

@@ -48,9 +48,6 @@ static int setxattr_run(struct mgb_ctx *ctx)
 	char value[24];
 	int r;
 
-	if (mgb_require_op(ctx, fsetxattr) || mgb_require_op(ctx, fstat) ||
-	    mgb_require_op(ctx, unlink))
-		return -1;
 	r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0)
 		return mgb_err(ctx->err, "%s: open: %s", FILE_NAME, strerror(-r));
@@ -111,4 +108,5 @@ const struct mgb_workload mgb_workload_setxattr = {
 	.params_size = 0,
 	.columns = setxattr_columns,
 	.run = setxattr_run,
+	.needs_ops = MGB_OP_FSETXATTR | MGB_OP_FSTAT | MGB_OP_UNLINK,
 };

@@ -172,8 +172,6 @@ static int stat_run(struct mgb_ctx *ctx)
 	int64_t t0, elapsed;
 	int r;
 
-	if (mgb_require_op(ctx, fstat) || mgb_require_op(ctx, pwrite))
-		return -1;
 	sh.want = !strcmp(p->mask, "size") ? MGB_STAT_SIZE : MGB_STAT_TIMES;
 	r = mgb_be_open(be, "stat.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &sh.file);
 	if (r < 0)
@@ -269,5 +267,6 @@ const struct mgb_workload mgb_workload_stat = {
 	.params_size = sizeof(struct stat_params),
 	.columns = stat_columns,
 	.run = stat_run,
+	.needs_ops = MGB_OP_FSTAT | MGB_OP_PWRITE,
 	.needs_two_cpus = stat_needs_two_cpus,
 };

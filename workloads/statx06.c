@@ -412,9 +412,6 @@ static int statx06_run(struct mgb_ctx *ctx)
 	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC);
 	int r;
 
-	if (mgb_require_op(ctx, fstat) || mgb_require_op(ctx, pwrite) || mgb_require_op(ctx, fchmod) ||
-	    mgb_require_op(ctx, unlink))
-		return -1;
 	if (w.sleep && w.res_ns <= 0)
 		w.res_ns = w.tick_ns;
 	for (i = 0; i < n; i++) {
@@ -480,4 +477,5 @@ const struct mgb_workload mgb_workload_statx06 = {
 	.default_rounds = 300,
 	.columns = statx06_columns,
 	.run = statx06_run,
+	.needs_ops = MGB_OP_FSTAT | MGB_OP_PWRITE | MGB_OP_FCHMOD | MGB_OP_UNLINK,
 };

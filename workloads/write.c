@@ -94,8 +94,6 @@ static int write_run(struct mgb_ctx *ctx)
 	char *buf;
 	int r;
 
-	if (mgb_require_op(ctx, pwrite) || mgb_require_op(ctx, fstat))
-		return -1;
 	buf = malloc(p->size);
 	if (!buf)
 		return mgb_err(ctx->err, "out of memory for a %llu-byte buffer", (unsigned long long)p->size);
@@ -220,4 +218,5 @@ const struct mgb_workload mgb_workload_write = {
 	.params_size = sizeof(struct write_params),
 	.columns = write_columns,
 	.run = write_run,
+	.needs_ops = MGB_OP_PWRITE | MGB_OP_FSTAT,
 };

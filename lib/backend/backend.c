@@ -107,6 +107,13 @@ const char *mgb_op_name(unsigned mask)
 	return "?";
 }
 
+int mgb_backend_require(const struct mgb_backend_ops *ops, unsigned needs, char *err)
+{
+	unsigned lacks = mgb_backend_lacks(ops, needs);
+
+	return lacks ? mgb_err(err, "backend '%s' cannot %s", ops->name, mgb_op_name(lacks)) : 0;
+}
+
 int mgb_short_write_errno(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off,
 			  size_t done)
 {

@@ -20,6 +20,16 @@ static json_t *target_json(const struct mgb_target *t)
 			 "mount_options", t->fs ? t->fs->mount_options : NULL);
 }
 
+/* cell.target for a cell that never made its target: what the plan says, and null for what only
+ * a made target knows (the mounted type, the mkfs command line). */
+static json_t *unmade_target_json(const struct mgb_cell_spec *spec, const char *url)
+{
+	return MGB_JSON_PACK("{s:s, s:n, s:n, s:s?}",
+			 "kind", spec->fs ? "scratch" : url ? "nfs-url" : "dir",
+			 "fstype", "mkfs",
+			 "mount_options", spec->fs ? spec->fs->mount_options : NULL);
+}
+
 /* Is multigrain in effect on the cell's filesystem?  Asked before the counters' window opens,
  * on the target's path, which the evidence names (over a protocol, the served filesystem). */
 static json_t *evidence_json(const struct mgb_served *sv, const struct mgb_clockinfo *ci)
@@ -65,8 +75,8 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 	const char *status = "ok";
 	char err[MGB_ERR_LEN] = "", comm[16], label[48];
 	json_t *cell, *metrics = json_object();
-	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC), run_ns = 0, server_start_ns;
-	double setup_s;
+	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC), run_ns = 0, server_start_ns = 0;
+	double setup_s = 0;
 	bool unsupported = false;
 	int r;
 
@@ -79,6 +89,13 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 			 "params", mgb_params_to_json(spec->workload, spec->params));
 
 	warn_cell(cell, spec);
+	/* A backend that lacks an operation the workload needs: say so before any mkfs or server. */
+	if (mgb_backend_require(spec->backend, mgb_workload_needs_ops(spec->workload, spec->params), err) < 0) {
+		json_object_set_new(cell, "target", unmade_target_json(spec, url));
+		unsupported = true;
+		r = -1;
+		goto done;
+	}
 	r = mgb_serve_up(s, spec->fs, spec->dir, spec->backend->reach, url, &sv, err);
 	unsupported = sv.unsupported;
 	json_object_set_new(cell, "target", target_json(t));
@@ -156,7 +173,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 	server_start_ns = mgb_served_start_ns(&sv);
 	setup_s = t->setup_s;
 	mgb_serve_down(&sv);
-
+done:
 	if (r < 0) {
 		status = unsupported ? "unsupported" : "error";
 		json_object_set_new(cell, "error", mgb_json_text(err));
