@@ -7,6 +7,28 @@
 
 #include <string.h>
 
+/* A choice option stores the index of its word, and is shown and recorded as the word. */
+static void choice(void)
+{
+	static const char *const words[] = { "sleep", "spin", NULL };
+	static const struct mgb_workload_option opts[] = {
+		{ .name = "wait", .type = MGB_OPT_CHOICE, .offset = 0, .defval = "spin", .help = "how",
+		  .choices = words },
+		{ 0 },
+	};
+	unsigned idx = 99;
+	char err[MGB_ERR_LEN];
+	json_t *j;
+
+	T_CHECK(mgb_option_table_defaults(opts, &idx, sizeof(idx), err) == 0 && idx == 1, "choice default: %u", idx);
+	T_CHECK(mgb_param_set(&opts[0], &idx, "sleep", err) == 0 && idx == 0, "choice set: %u", idx);
+	T_CHECK(mgb_param_set(&opts[0], &idx, "nap", err) < 0 && idx == 0, "choice: a bad word refused");
+	T_CHECK(!strcmp(err, "--wait 'nap': not one of the allowed values (see mgbench list)"), "choice error: %s", err);
+	j = mgb_option_table_to_json(opts, &idx);
+	T_CHECK(!strcmp(json_string_value(json_object_get(j, "wait")) ?: "", "sleep"), "choice recorded as its word");
+	json_decref(j);
+}
+
 int main(void)
 {
 	uint64_t v;
@@ -50,5 +72,6 @@ int main(void)
 	T_CHECK(!strcmp(json_string_value(json_object_get(j, "query")) ?: "", "every"), "word shown as word");
 	T_CHECK(json_integer_value(json_object_get(j, "size")) == 4096, "size in json");
 	json_decref(j);
+	choice();
 	return t_result();
 }

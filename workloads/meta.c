@@ -24,14 +24,19 @@
 #define GROW_LEN 4096 /* truncate alternates between 0 and this; fallocate grows 0 to this */
 
 struct meta_params {
-	const char *op;
+	unsigned op; /* enum meta_kind */
 };
 
-static const char *const op_choices[] = { "truncate", "chmod", "link", "unlink", "utimens", "fallocate", NULL };
+/* --op's words; meta_ops below has a row for each, at the same index. */
+enum meta_kind { OP_TRUNCATE, OP_CHMOD, OP_LINK, OP_UNLINK, OP_UTIMENS, OP_FALLOCATE, OP_COUNT };
+static const char *const op_choices[OP_COUNT + 1] = {
+	[OP_TRUNCATE] = "truncate", [OP_CHMOD] = "chmod", [OP_LINK] = "link", [OP_UNLINK] = "unlink",
+	[OP_UTIMENS] = "utimens", [OP_FALLOCATE] = "fallocate",
+};
 
 static const struct mgb_workload_option meta_options[] = {
-	{ "op", MGB_OPT_STRING, offsetof(struct meta_params, op), "truncate",
-	  "the change: truncate, chmod, link, unlink, utimens or fallocate", 0, 0, NULL, op_choices },
+	{ .name = "op", .type = MGB_OPT_CHOICE, .offset = offsetof(struct meta_params, op), .defval = "truncate",
+	  .help = "the change: truncate, chmod, link, unlink, utimens or fallocate", .choices = op_choices },
 	{ 0 },
 };
 
@@ -92,30 +97,22 @@ struct meta_op {
 	unsigned needs;      /* backend operations (MGB_OP_*) besides the fstat and unlink all need */
 };
 
-static const struct meta_op meta_ops[] = {
-	{ "truncate", truncate_alternating, "ftruncate", NULL, NULL, false, MGB_OP_FTRUNCATE },
-	{ "chmod", chmod_alternating, "fchmod", NULL, NULL, false, MGB_OP_FCHMOD },
-	{ "link", link_second_name, "link to " LINK_NAME, unlink_second_name, "unlink " LINK_NAME, false, MGB_OP_LINK },
-	{ "unlink", unlink_second_name, "unlink " LINK_NAME, link_second_name, "link to " LINK_NAME, true, MGB_OP_LINK },
-	{ "utimens", touch_now, "futimens", NULL, NULL, false, MGB_OP_FUTIMENS_NOW },
-	{ "fallocate", fallocate_grow, "fallocate", truncate_empty, "ftruncate", false,
-	  MGB_OP_FALLOCATE | MGB_OP_FTRUNCATE },
+static const struct meta_op meta_ops[OP_COUNT] = {
+	[OP_TRUNCATE] = { "truncate", truncate_alternating, "ftruncate", NULL, NULL, false, MGB_OP_FTRUNCATE },
+	[OP_CHMOD] = { "chmod", chmod_alternating, "fchmod", NULL, NULL, false, MGB_OP_FCHMOD },
+	[OP_LINK] = { "link", link_second_name, "link to " LINK_NAME, unlink_second_name, "unlink " LINK_NAME, false,
+		      MGB_OP_LINK },
+	[OP_UNLINK] = { "unlink", unlink_second_name, "unlink " LINK_NAME, link_second_name, "link to " LINK_NAME, true,
+			MGB_OP_LINK },
+	[OP_UTIMENS] = { "utimens", touch_now, "futimens", NULL, NULL, false, MGB_OP_FUTIMENS_NOW },
+	[OP_FALLOCATE] = { "fallocate", fallocate_grow, "fallocate", truncate_empty, "ftruncate", false,
+			   MGB_OP_FALLOCATE | MGB_OP_FTRUNCATE },
 };
-
-static const struct meta_op *meta_op_find(const char *name)
-{
-	for (size_t i = 0; i < MGB_ARRAY_SIZE(meta_ops); i++)
-		if (!strcmp(meta_ops[i].name, name))
-			return &meta_ops[i];
-	return NULL;
-}
 
 /* The backend operations --op needs, so that a backend lacking one says which. */
 static unsigned meta_needs_ops_for(const void *params)
 {
-	const struct meta_op *op = meta_op_find(((const struct meta_params *)params)->op);
-
-	return op ? op->needs : 0;
+	return meta_ops[((const struct meta_params *)params)->op].needs;
 }
 
 /* One operation, then a query of the file; *what names the step that failed, for the error. */
@@ -135,7 +132,7 @@ static int change_then_query(struct mgb_backend *be, struct mgb_file *f, meta_fn
 static int meta_run(struct mgb_ctx *ctx)
 {
 	const struct meta_params *p = ctx->params;
-	const struct meta_op *op = meta_op_find(p->op);
+	const struct meta_op *op = &meta_ops[p->op];
 	struct mgb_backend *be = ctx->be;
 	struct mgb_stamp_obs ctime_obs;
 	struct mgb_file f;
@@ -145,8 +142,6 @@ static int meta_run(struct mgb_ctx *ctx)
 	int64_t t0, elapsed;
 	int r;
 
-	if (!op)
-		return mgb_err(ctx->err, "--op %s: unknown operation", p->op);
 	r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0)
 		return mgb_err(ctx->err, "%s: open: %s", FILE_NAME, strerror(-r));

@@ -30,18 +30,21 @@
 #include <string.h>
 
 struct ordering_params {
-	const char *variant;
-	const char *second_fs;
+	unsigned variant;   /* enum variant */
+	unsigned second_fs; /* index in second_fs_choices: a filesystem's name */
 };
 
-static const char *const variant_choices[] = { "same", "crossfs", "threads", NULL };
+enum variant { VARIANT_SAME, VARIANT_CROSSFS, VARIANT_THREADS };
+static const char *const variant_choices[] = {
+	[VARIANT_SAME] = "same", [VARIANT_CROSSFS] = "crossfs", [VARIANT_THREADS] = "threads", NULL,
+};
 static const char *const second_fs_choices[] = { "ext4", "xfs", "btrfs", "tmpfs", "ramfs", NULL };
 
 static const struct mgb_workload_option ordering_options[] = {
-	{ "variant", MGB_OPT_STRING, offsetof(struct ordering_params, variant), "same",
-	  "same, crossfs or threads", 0, 0, NULL, variant_choices },
-	{ "second-fs", MGB_OPT_STRING, offsetof(struct ordering_params, second_fs), "tmpfs",
-	  "where f2 lives with --variant crossfs", 0, 0, NULL, second_fs_choices },
+	{ .name = "variant", .type = MGB_OPT_CHOICE, .offset = offsetof(struct ordering_params, variant),
+	  .defval = "same", .help = "same, crossfs or threads", .choices = variant_choices },
+	{ .name = "second-fs", .type = MGB_OPT_CHOICE, .offset = offsetof(struct ordering_params, second_fs),
+	  .defval = "tmpfs", .help = "where f2 lives with --variant crossfs", .choices = second_fs_choices },
 	{ 0 },
 };
 
@@ -248,7 +251,7 @@ static int second_fs_up(struct mgb_ctx *ctx, const char *fs_name, struct mgb_tar
 static int ordering_run(struct mgb_ctx *ctx)
 {
 	const struct ordering_params *p = ctx->params;
-	bool crossfs = !strcmp(p->variant, "crossfs"), threads = !strcmp(p->variant, "threads");
+	bool crossfs = p->variant == VARIANT_CROSSFS, threads = p->variant == VARIANT_THREADS;
 	struct mgb_target t2 = { 0 };
 	struct mgb_backend be2 = { 0 };
 	struct side f1 = { .be = ctx->be, .file = { .fd = -1 } }, f2 = { .be = ctx->be, .file = { .fd = -1 } };
@@ -260,7 +263,7 @@ static int ordering_run(struct mgb_ctx *ctx)
 	int r = -1;
 
 	if (crossfs) {
-		if (second_fs_up(ctx, p->second_fs, &t2, &be2) < 0)
+		if (second_fs_up(ctx, second_fs_choices[p->second_fs], &t2, &be2) < 0)
 			goto out;
 		f2.be = &be2;
 	}
@@ -317,7 +320,7 @@ out:
 /* --variant threads writes the two files from two threads pinned to two CPUs. */
 static bool ordering_needs_two_cpus(const void *params)
 {
-	return !strcmp(((const struct ordering_params *)params)->variant, "threads");
+	return ((const struct ordering_params *)params)->variant == VARIANT_THREADS;
 }
 
 const struct mgb_workload mgb_workload_ordering = {

@@ -21,17 +21,18 @@
 
 struct stat_params {
 	uint64_t threads;
-	const char *mask;
+	unsigned mask; /* enum stat_mask */
 	bool writer;
 };
 
-static const char *const mask_choices[] = { "times", "size", NULL };
+enum stat_mask { MASK_TIMES, MASK_SIZE };
+static const char *const mask_choices[] = { [MASK_TIMES] = "times", [MASK_SIZE] = "size", NULL };
 
 static const struct mgb_workload_option stat_options[] = {
 	{ "threads", MGB_OPT_U64, offsetof(struct stat_params, threads), "1",
 	  "query threads, each doing --rounds statx calls", 1, 64, NULL, NULL },
-	{ "mask", MGB_OPT_STRING, offsetof(struct stat_params, mask), "times",
-	  "what each statx asks for: times (arms the flag) or size (does not)", 0, 0, NULL, mask_choices },
+	{ .name = "mask", .type = MGB_OPT_CHOICE, .offset = offsetof(struct stat_params, mask), .defval = "times",
+	  .help = "what each statx asks for: times (arms the flag) or size (does not)", .choices = mask_choices },
 	{ "writer", MGB_OPT_BOOL, offsetof(struct stat_params, writer), NULL,
 	  "also run a thread that writes the file while the queries run", 0, 0, NULL, NULL },
 	{ 0 },
@@ -172,7 +173,7 @@ static int stat_run(struct mgb_ctx *ctx)
 	int64_t t0, elapsed;
 	int r;
 
-	sh.want = !strcmp(p->mask, "size") ? MGB_STAT_SIZE : MGB_STAT_TIMES;
+	sh.want = p->mask == MASK_SIZE ? MGB_STAT_SIZE : MGB_STAT_TIMES;
 	r = mgb_be_open(be, "stat.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &sh.file);
 	if (r < 0)
 		return mgb_err(ctx->err, "open stat.dat: %s", strerror(-r));

@@ -49,24 +49,34 @@
 
 struct statx06_params {
 	uint64_t ticks;
-	const char *wait;
-	const char *change;
-	const char *prequery;
+	unsigned wait;     /* enum wait_opt */
+	unsigned change;   /* enum change_opt */
+	unsigned prequery; /* enum prequery_opt */
 };
 
-static const char *const wait_choices[] = { "sleep", "spin", NULL };
-static const char *const change_choices[] = { "all", "create", "write", "chmod", NULL };
-static const char *const prequery_choices[] = { "both", "yes", "no", NULL };
+enum wait_opt { WAIT_SLEEP, WAIT_SPIN };
+/* After "all", in enum change's order: CHANGE_OPT_x is CHANGE_x + 1. */
+enum change_opt { CHANGE_OPT_ALL, CHANGE_OPT_CREATE, CHANGE_OPT_WRITE, CHANGE_OPT_CHMOD };
+enum prequery_opt { PREQUERY_BOTH, PREQUERY_YES, PREQUERY_NO };
+
+static const char *const wait_choices[] = { [WAIT_SLEEP] = "sleep", [WAIT_SPIN] = "spin", NULL };
+static const char *const change_choices[] = {
+	[CHANGE_OPT_ALL] = "all", [CHANGE_OPT_CREATE] = "create", [CHANGE_OPT_WRITE] = "write",
+	[CHANGE_OPT_CHMOD] = "chmod", NULL,
+};
+static const char *const prequery_choices[] = {
+	[PREQUERY_BOTH] = "both", [PREQUERY_YES] = "yes", [PREQUERY_NO] = "no", NULL,
+};
 
 static const struct mgb_workload_option statx06_options[] = {
-	{ "ticks", MGB_OPT_U64, offsetof(struct statx06_params, ticks), "1",
-	  "waits before and after the change", 0, 2, NULL, NULL },
-	{ "wait", MGB_OPT_STRING, offsetof(struct statx06_params, wait), "sleep",
-	  "sleep one coarse resolution (LTP) or spin to a tick step", 0, 0, NULL, wait_choices },
-	{ "change", MGB_OPT_STRING, offsetof(struct statx06_params, change), "all",
-	  "create, write, chmod or all", 0, 0, NULL, change_choices },
-	{ "prequery", MGB_OPT_STRING, offsetof(struct statx06_params, prequery), "both",
-	  "queried groups (armed, current): yes, no or both", 0, 0, NULL, prequery_choices },
+	{ .name = "ticks", .type = MGB_OPT_U64, .offset = offsetof(struct statx06_params, ticks), .defval = "1",
+	  .help = "waits before and after the change", .min = 0, .max = 2 },
+	{ .name = "wait", .type = MGB_OPT_CHOICE, .offset = offsetof(struct statx06_params, wait), .defval = "sleep",
+	  .help = "sleep one coarse resolution (LTP) or spin to a tick step", .choices = wait_choices },
+	{ .name = "change", .type = MGB_OPT_CHOICE, .offset = offsetof(struct statx06_params, change), .defval = "all",
+	  .help = "create, write, chmod or all", .choices = change_choices },
+	{ .name = "prequery", .type = MGB_OPT_CHOICE, .offset = offsetof(struct statx06_params, prequery),
+	  .defval = "both", .help = "queried groups (armed, current): yes, no or both", .choices = prequery_choices },
 	{ 0 },
 };
 
@@ -337,11 +347,11 @@ static json_t *all_json(const struct bracket *all, const struct bracket by_kind[
 /* The groups --change and --prequery ask for, in run order; returns how many. */
 static unsigned plan_groups(const struct statx06_params *p, struct group *groups)
 {
-	bool want_no = strcmp(p->prequery, "yes") != 0, want_yes = strcmp(p->prequery, "no") != 0;
+	bool want_no = p->prequery != PREQUERY_YES, want_yes = p->prequery != PREQUERY_NO;
 	unsigned n = 0;
 
 	for (enum change c = 0; c < CHANGE_COUNT; c++) {
-		if (strcmp(p->change, "all") && strcmp(p->change, change_names[c]))
+		if (p->change != CHANGE_OPT_ALL && p->change != (unsigned)c + 1)
 			continue;
 		for (enum kind k = 0; k < KIND_COUNT; k++) {
 			bool queried = k != KIND_UNQUERIED;
@@ -404,7 +414,7 @@ static int statx06_run(struct mgb_ctx *ctx)
 	struct group groups[KIND_COUNT * CHANGE_COUNT];
 	struct bracket all = { 0 }, by_kind[KIND_COUNT] = { { 0 } };
 	bool has_kind[KIND_COUNT] = { false };
-	struct waiter w = { .sleep = !strcmp(p->wait, "sleep"), .ticks = (unsigned)p->ticks,
+	struct waiter w = { .sleep = p->wait == WAIT_SLEEP, .ticks = (unsigned)p->ticks,
 			    .res_ns = ctx->clock->res_realtime_coarse_ns, .tick_ns = ctx->clock->coarse_tick_ns,
 			    .rng = (uint64_t)mgb_clock_ns(CLOCK_REALTIME) | 1 };
 	uint64_t done = 0;

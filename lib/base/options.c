@@ -73,17 +73,15 @@ int mgb_param_set(const struct mgb_workload_option *o, void *params, const char 
 		MGB_PARAM(params, uint64_t, o) = v;
 		return 0;
 	case MGB_OPT_STRING:
-		if (o->choices) {
-			bool ok = false;
-
-			for (const char *const *c = o->choices; *c; c++)
-				ok = ok || !strcmp(*c, text);
-			if (!ok)
-				return mgb_err(err, "--%s '%s': not one of the allowed values (see mgbench list)",
-					       o->name, text);
-		}
 		MGB_PARAM(params, const char *, o) = text;
 		return 0;
+	case MGB_OPT_CHOICE:
+		for (unsigned i = 0; o->choices && o->choices[i]; i++)
+			if (!strcmp(o->choices[i], text)) {
+				MGB_PARAM(params, unsigned, o) = i;
+				return 0;
+			}
+		return mgb_err(err, "--%s '%s': not one of the allowed values (see mgbench list)", o->name, text);
 	case MGB_OPT_BOOL:
 		MGB_PARAM(params, bool, o) = true;
 		return 0;
@@ -136,10 +134,18 @@ json_t *mgb_option_table_to_json(const struct mgb_workload_option *opts, const v
 		case MGB_OPT_BOOL:
 			v = json_boolean(MGB_PARAM(params, bool, o));
 			break;
+		case MGB_OPT_CHOICE:
+			v = mgb_json_text(mgb_option_choice(o, MGB_PARAM(params, unsigned, o)));
+			break;
 		}
 		json_object_set_new(obj, o->name, v ? v : json_null());
 	}
 	return obj;
+}
+
+const char *mgb_option_choice(const struct mgb_workload_option *o, unsigned index)
+{
+	return o->choices[index];
 }
 
 /* Help text wrapped at 72 columns under its own column (23). */
@@ -177,7 +183,7 @@ void mgb_option_table_print(FILE *out, const struct mgb_workload_option *opts)
 		char lhs[40], help[512];
 
 		snprintf(lhs, sizeof(lhs), "--%s%s", o->name, o->type == MGB_OPT_BOOL ? "" :
-			 o->type == MGB_OPT_STRING ? " WORD" : " N");
+			 o->type == MGB_OPT_STRING || o->type == MGB_OPT_CHOICE ? " WORD" : " N");
 		if (o->defval)
 			snprintf(help, sizeof(help), "%s (default %s)", o->help, o->defval);
 		else

@@ -18,6 +18,9 @@ enum mgb_opt_type {
 	MGB_OPT_SIZE,   /* uint64_t with an optional k/m/g suffix */
 	MGB_OPT_STRING, /* const char * (points into argv or the default) */
 	MGB_OPT_BOOL,   /* bool, set by the bare flag */
+	/* unsigned: the index in the row's choices of the word given, so run-time code compares
+	 * enum values; shown, parsed and recorded as the word. */
+	MGB_OPT_CHOICE,
 };
 
 /* A word accepted in place of a number: --query every == --query 1. */
@@ -34,7 +37,7 @@ struct mgb_workload_option {
 	const char *help;
 	uint64_t min, max;                 /* numeric bounds (max 0 = none) */
 	const struct mgb_opt_word *words;  /* NULL-terminated, or NULL */
-	const char *const *choices;        /* for strings: the allowed values, NULL-terminated */
+	const char *const *choices;        /* for MGB_OPT_CHOICE: the words, NULL-terminated */
 };
 
 /* The same for any option table (a backend's): opts terminated by a zero entry, or NULL. */
@@ -44,5 +47,8 @@ json_t *mgb_option_table_to_json(const struct mgb_workload_option *opts, const v
 void mgb_option_table_print(FILE *out, const struct mgb_workload_option *opts);
 
 #define MGB_PARAM(params, type, o) (*(type *)((char *)(params) + (o)->offset))
+
+/* A choice option's word for its stored index (choices[index]). */
+const char *mgb_option_choice(const struct mgb_workload_option *o, unsigned index);
 
 #endif

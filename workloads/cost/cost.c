@@ -35,29 +35,36 @@
 
 const char *const cost_kind_names[KIND_COUNT] = { "none", "size", "ctime", "alone", "crosstalk" };
 
-static const char *const mode_choices[] = { "overwrite", "append", "fio-basic", NULL };
-static const char *const load_choices[] = { "auto", "fio", "builtin", NULL };
-static const char *const sync_choices[] = { "none", "fsync", "fdatasync", NULL };
-static const char *const poll_choices[] = { "all", "none", "size", "ctime", NULL };
+static const char *const mode_choices[] = {
+	[MODE_OVERWRITE] = "overwrite", [MODE_APPEND] = "append", [MODE_FIO_BASIC] = "fio-basic", NULL,
+};
+static const char *const load_choices[] = { [LOAD_AUTO] = "auto", [LOAD_FIO] = "fio", [LOAD_BUILTIN] = "builtin", NULL };
+static const char *const sync_choices[] = {
+	[SYNC_NONE] = "none", [SYNC_FSYNC] = "fsync", [SYNC_FDATASYNC] = "fdatasync", NULL,
+};
+static const char *const poll_choices[] = {
+	[POLL_ALL] = "all", [POLL_NONE] = "none", [POLL_SIZE] = "size", [POLL_CTIME] = "ctime", NULL,
+};
 
 static const struct mgb_workload_option cost_options[] = {
 	{ "size", MGB_OPT_SIZE, offsetof(struct cost_params, size), "4096", "bytes per write", 1, 64 << 20, NULL, NULL },
-	{ "mode", MGB_OPT_STRING, offsetof(struct cost_params, mode), "overwrite",
-	  "overwrite (within --file-size), append, or fio-basic (the robot's falloc job)", 0, 0, NULL, mode_choices },
-	{ "sync", MGB_OPT_STRING, offsetof(struct cost_params, sync), "none", "none, fsync or fdatasync", 0, 0, NULL,
-	  sync_choices },
+	{ .name = "mode", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, mode), .defval = "overwrite",
+	  .help = "overwrite (within --file-size), append, or fio-basic (the robot's falloc job)",
+	  .choices = mode_choices },
+	{ .name = "sync", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, sync), .defval = "none",
+	  .help = "none, fsync or fdatasync", .choices = sync_choices },
 	{ "sync-every", MGB_OPT_U64, offsetof(struct cost_params, sync_every), "1", "writes between syncs", 1, 0, NULL,
 	  NULL },
-	{ "poll", MGB_OPT_STRING, offsetof(struct cost_params, poll), "all",
-	  "query stream: all (none, size, ctime interleaved) or one", 0, 0, NULL, poll_choices },
+	{ .name = "poll", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, poll), .defval = "all",
+	  .help = "query stream: all (none, size, ctime interleaved) or one", .choices = poll_choices },
 	{ "poll-rate", MGB_OPT_U64, offsetof(struct cost_params, poll_rate), "1000", "queries per second", 1, 1000000,
 	  NULL, NULL },
 	{ "cycles", MGB_OPT_U64, offsetof(struct cost_params, cycles), "3", "interleaved cycles of the phases", 1, 100,
 	  NULL, NULL },
 	{ "file-size", MGB_OPT_SIZE, offsetof(struct cost_params, file_size), "1m",
 	  "where overwrites wrap (file size, e.g. for btrfs)", 4096, 1ULL << 34, NULL, NULL },
-	{ "load", MGB_OPT_STRING, offsetof(struct cost_params, load), "auto",
-	  "fio, builtin, or auto (fio if configured, with --backend sync)", 0, 0, NULL, load_choices },
+	{ .name = "load", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, load), .defval = "auto",
+	  .help = "fio, builtin, or auto (fio if configured, with --backend sync)", .choices = load_choices },
 	{ "nocow", MGB_OPT_BOOL, offsetof(struct cost_params, nocow), NULL,
 	  "set NOCOW on the file (chattr +C; btrfs: no copy-on-write)", 0, 0, NULL, NULL },
 	{ "crosstalk", MGB_OPT_BOOL, offsetof(struct cost_params, crosstalk), NULL,
@@ -197,7 +204,7 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 		mgb_hist_init(&lat->h);
 		lat->sum_ns = 0;
 	}
-	if (!strcmp(p->mode, "append") && (r = mgb_be_ftruncate(be, &c->f, 0)) < 0) {
+	if (p->mode == MODE_APPEND && (r = mgb_be_ftruncate(be, &c->f, 0)) < 0) {
 		free(lat);
 		return mgb_err(ctx->err, "truncate cost.dat: %s", strerror(-r));
 	}
@@ -315,11 +322,11 @@ static int lay_out(struct cost_cell *c)
 	const struct cost_params *p = c->p;
 	int r = 0;
 
-	if (!strcmp(p->mode, "append"))
+	if (p->mode == MODE_APPEND)
 		return 0;
-	if (!strcmp(p->mode, "fio-basic"))
+	if (p->mode == MODE_FIO_BASIC)
 		r = mgb_be_fallocate(be, &c->f, 0, (off_t)c->file_size);
-	for (off_t off = 0; r >= 0 && !strcmp(p->mode, "overwrite") && off < (off_t)c->file_size;
+	for (off_t off = 0; r >= 0 && p->mode == MODE_OVERWRITE && off < (off_t)c->file_size;
 	     off += (off_t)p->size) {
 		ssize_t n = mgb_be_pwrite(be, &c->f, c->buf, p->size, off);
 
@@ -356,7 +363,7 @@ static int cost_prepare(struct cost_cell *c)
 	if (c->fio) {
 		char name[64];
 
-		snprintf(name, sizeof(name), "%s.fio", p->mode);
+		snprintf(name, sizeof(name), "%s.fio", mode_choices[p->mode]);
 		if (mgb_fio_job_path(name, c->job, sizeof(c->job), ctx->err) < 0)
 			return -1;
 		snprintf(c->workdir, sizeof(c->workdir), "%s/mgbench-fio.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -367,7 +374,7 @@ static int cost_prepare(struct cost_cell *c)
 		snprintf(c->path, sizeof(c->path), "%s/cost.dat", ctx->target->path);
 	}
 	/* Here, not in needs_ops: the load picked above fails with its own message first. */
-	if (!strcmp(p->mode, "fio-basic") && mgb_require_ops(ctx, MGB_OP_FALLOCATE))
+	if (p->mode == MODE_FIO_BASIC && mgb_require_ops(ctx, MGB_OP_FALLOCATE))
 		return -1;
 	if (c->fio && mgb_require_ops(ctx, MGB_OP_STAT))
 		return -1;
@@ -457,7 +464,7 @@ static json_t *asynchronous_counters(const struct cost_params *p)
 					     "btrfs_commits", "block_writes", "block_sectors", "block_flushes" };
 	json_t *a = json_array();
 
-	for (size_t i = 0; !strcmp(p->sync, "none") && i < MGB_ARRAY_SIZE(timed); i++)
+	for (size_t i = 0; p->sync == SYNC_NONE && i < MGB_ARRAY_SIZE(timed); i++)
 		json_array_append_new(a, json_string(timed[i]));
 	return a;
 }
@@ -471,7 +478,7 @@ static int cost_run(struct mgb_ctx *ctx)
 	int64_t warm_ns = 0;
 	int r;
 
-	c.file_size = !strcmp(p->mode, "fio-basic") ? ctx->rounds * p->size : p->file_size;
+	c.file_size = p->mode == MODE_FIO_BASIC ? ctx->rounds * p->size : p->file_size;
 	c.buf = malloc(p->size);
 	if (!c.buf)
 		return mgb_err(ctx->err, "out of memory");
@@ -487,7 +494,7 @@ static int cost_run(struct mgb_ctx *ctx)
 	for (unsigned cy = 0; cy < p->cycles && r == 0 && !mgb_stop_requested(); cy++)
 		for (enum cost_kind k = 0; k < KIND_COUNT && r == 0; k++)
 			if (p->crosstalk ? k >= KIND_ALONE
-					 : k < KIND_ALONE && (!strcmp(p->poll, "all") || !strcmp(p->poll, cost_kind_names[k])))
+					 : k < KIND_ALONE && (p->poll == POLL_ALL || p->poll == (unsigned)k + 1))
 				r = run_phase(&c, k, phases, (int)cy, &warm_ns);
 	if (ctx->measured_begun)
 		mgb_measure_end(ctx);

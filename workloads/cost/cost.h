@@ -12,16 +12,22 @@
 #include <sys/types.h>
 #include <jansson.h>
 
+/* The choice options' values, in the order of their words in cost.c. */
+enum cost_mode { MODE_OVERWRITE, MODE_APPEND, MODE_FIO_BASIC };
+enum cost_sync { SYNC_NONE, SYNC_FSYNC, SYNC_FDATASYNC };
+enum cost_poll { POLL_ALL, POLL_NONE, POLL_SIZE, POLL_CTIME }; /* POLL_x is KIND_x + 1 */
+enum cost_load { LOAD_AUTO, LOAD_FIO, LOAD_BUILTIN };
+
 struct cost_params {
 	uint64_t size;
-	const char *mode;
-	const char *sync;
+	unsigned mode; /* enum cost_mode */
+	unsigned sync; /* enum cost_sync */
 	uint64_t sync_every;
-	const char *poll;
+	unsigned poll; /* enum cost_poll */
 	uint64_t poll_rate;
 	uint64_t cycles;
 	uint64_t file_size;
-	const char *load;
+	unsigned load; /* enum cost_load */
 	bool nocow;
 	bool crosstalk;
 };

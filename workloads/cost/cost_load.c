@@ -8,7 +8,7 @@
 
 int cost_do_sync(struct mgb_backend *be, struct mgb_file *f, const struct cost_params *p)
 {
-	if (!strcmp(p->sync, "none"))
+	if (p->sync == SYNC_NONE)
 		return 0;
 	/* fdatasync is fsync on backends without it: both force the data and what it needs */
 	return mgb_be_fsync(be, f);
@@ -21,16 +21,16 @@ int cost_fio_load(struct cost_cell *c, struct mgb_fio_result *res)
 	char file[4200], bs[48], fsz[48], iosz[48], fsync[48], fdsync[48];
 	const char *const env[] = { file, bs, fsz, iosz, fsync, fdsync, NULL };
 	struct mgb_stat st;
-	uint64_t every = strcmp(p->sync, "none") ? p->sync_every : 0;
+	uint64_t every = p->sync != SYNC_NONE ? p->sync_every : 0;
 
 	if (mgb_fio_filename_env("MGB_FILE", c->path, file, sizeof(file), c->ctx->err) < 0)
 		return -1;
 	snprintf(bs, sizeof(bs), "MGB_BS=%llu", (unsigned long long)p->size);
 	snprintf(fsz, sizeof(fsz), "MGB_FILE_SIZE=%llu", (unsigned long long)c->file_size);
 	snprintf(iosz, sizeof(iosz), "MGB_IO_SIZE=%llu", (unsigned long long)(c->ctx->rounds * p->size));
-	snprintf(fsync, sizeof(fsync), "MGB_FSYNC=%llu", (unsigned long long)(!strcmp(p->sync, "fsync") ? every : 0));
+	snprintf(fsync, sizeof(fsync), "MGB_FSYNC=%llu", (unsigned long long)(p->sync == SYNC_FSYNC ? every : 0));
 	snprintf(fdsync, sizeof(fdsync), "MGB_FDATASYNC=%llu",
-		 (unsigned long long)(!strcmp(p->sync, "fdatasync") ? every : 0));
+		 (unsigned long long)(p->sync == SYNC_FDATASYNC ? every : 0));
 	if (mgb_fio_run(FIO_PATH, c->job, env, c->workdir, res, c->ctx->err) < 0)
 		return -1;
 	snprintf(c->fio_version, sizeof(c->fio_version), "%s", res->version);
@@ -45,7 +45,7 @@ int cost_builtin_load(struct cost_cell *c, uint64_t *done, struct lat_stats *lat
 	struct mgb_ctx *ctx = c->ctx;
 	struct mgb_backend *be = ctx->be;
 	const struct cost_params *p = c->p;
-	bool falloc = !strcmp(p->mode, "fio-basic"), wrap = strcmp(p->mode, "append") != 0;
+	bool falloc = p->mode == MODE_FIO_BASIC, wrap = p->mode != MODE_APPEND;
 	off_t off = 0;
 
 	while (*done < ctx->rounds && !mgb_stop_requested()) {
@@ -82,13 +82,13 @@ int cost_pick_load(struct cost_cell *c)
 	struct mgb_ctx *ctx = c->ctx;
 	bool sync_be = !strcmp(ctx->be->ops->name, "sync");
 
-	bool falloc_sync = !strcmp(c->p->mode, "fio-basic") && strcmp(c->p->sync, "none");
+	bool falloc_sync = c->p->mode == MODE_FIO_BASIC && c->p->sync != SYNC_NONE;
 
 	/* auto: fio where it can run the mode (the cell's load.name says which ran) */
-	if (!strcmp(c->p->load, "auto"))
+	if (c->p->load == LOAD_AUTO)
 		c->fio = FIO_PATH[0] && sync_be && !falloc_sync;
 	else
-		c->fio = !strcmp(c->p->load, "fio");
+		c->fio = c->p->load == LOAD_FIO;
 	if (!c->fio)
 		return 0;
 	if (!FIO_PATH[0])
