@@ -19,6 +19,8 @@
 #include "backend.h"
 #include "options.h"
 #include "probe.h"
+#include "progress.h"
+#include "stop.h"
 #include "target.h"
 #include "util.h"
 
@@ -61,6 +63,20 @@ struct mgb_column {
 	const char *events, *trials;
 };
 
+/*
+ * Column rows every stamp observer (mgb_put_stamps) offers, for the key it was put under:
+ * MGB_COL_DISTINCT("ctime") is the "distinct" column, MGB_STAMP_COLUMNS("ctime") the
+ * backward, future and step p50 columns in that order.
+ */
+#define MGB_COL_DISTINCT(key) \
+	{ "distinct", key ".distinct_ratio", "ratio", MGB_BETTER_HIGHER, key ".distinct", key ".rounds" }
+#define MGB_COL_BACKWARD(key) \
+	{ "backward", key ".backwards", "int", MGB_BETTER_LOWER, key ".backwards", key ".rounds" }
+#define MGB_STAMP_COLUMNS(key)                                                                  \
+	MGB_COL_BACKWARD(key),                                                                  \
+	{ "future", key ".future", "int", MGB_BETTER_LOWER, key ".future", key ".rounds" },      \
+	{ "step p50", key ".step_ns.p50", "ns", MGB_BETTER_NONE, NULL, NULL }
+
 struct mgb_workload {
 	const char *name;
 	const char *summary;
@@ -84,6 +100,23 @@ struct mgb_workload {
 };
 
 #define MGB_DEFAULT_ROUNDS 10000
+
+/* Rounds between two looks at the stop flag and the progress line in the one-thread loops: a
+ * round is a few microseconds, so a stop is seen within milliseconds and the look costs
+ * nothing.  A power of two; batched calls (pwrite_n, fstat_n) end on a multiple of it. */
+#define MGB_ROUND_CHECK 4096
+
+/* After round done of ctx->rounds: on every MGB_ROUND_CHECK-th, true if a stop was requested
+ * (the loop breaks), else the progress line moves on. */
+static inline bool mgb_round_tick(struct mgb_ctx *ctx, uint64_t done)
+{
+	if (done % MGB_ROUND_CHECK)
+		return false;
+	if (mgb_stop_requested())
+		return true;
+	mgb_progress_update(ctx->progress, done, ctx->rounds);
+	return false;
+}
 
 /* What the cell's backend must offer for these parameters: needs_ops and needs_ops_for's. */
 static inline unsigned mgb_workload_needs_ops(const struct mgb_workload *w, const void *params)

@@ -41,11 +41,9 @@ static const struct mgb_workload_option meta_options[] = {
 };
 
 static const struct mgb_column meta_columns[] = {
-	{ "distinct", "ctime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "ctime.distinct", "ctime.rounds" },
+	MGB_COL_DISTINCT("ctime"),
 	{ "per tick", "ctime.distinct_per_tick", "float", MGB_BETTER_HIGHER, NULL, NULL },
-	{ "backward", "ctime.backwards", "int", MGB_BETTER_LOWER, "ctime.backwards", "ctime.rounds" },
-	{ "future", "ctime.future", "int", MGB_BETTER_LOWER, "ctime.future", "ctime.rounds" },
-	{ "step p50", "ctime.step_ns.p50", "ns", MGB_BETTER_NONE, NULL, NULL },
+	MGB_STAMP_COLUMNS("ctime"),
 	{ "rounds/s", "rounds_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
 	{ 0 },
 };
@@ -174,11 +172,8 @@ static int meta_run(struct mgb_ctx *ctx)
 			mgb_obs_rebase(&ctime_obs, mgb_ts_ns(st.ctime), mgb_clock_ns(CLOCK_REALTIME));
 		}
 		done++;
-		if ((done & 4095) == 0) {
-			if (mgb_stop_requested())
-				break;
-			mgb_progress_update(ctx->progress, done, ctx->rounds);
-		}
+		if (mgb_round_tick(ctx, done))
+			break;
 	}
 	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
 	mgb_measure_end(ctx);

@@ -28,11 +28,11 @@ static const struct mgb_workload_option rename_options[] = {
 };
 
 static const struct mgb_column rename_columns[] = {
-	{ "distinct", "ctime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "ctime.distinct", "ctime.rounds" },
+	MGB_COL_DISTINCT("ctime"),
 	{ "d1 ctime", "dir1_ctime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "dir1_ctime.distinct", "dir1_ctime.rounds" },
 	{ "d1 mtime", "dir1_mtime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "dir1_mtime.distinct", "dir1_mtime.rounds" },
 	{ "d2 ctime", "dir2_ctime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "dir2_ctime.distinct", "dir2_ctime.rounds" },
-	{ "backward", "ctime.backwards", "int", MGB_BETTER_LOWER, "ctime.backwards", "ctime.rounds" },
+	MGB_COL_BACKWARD("ctime"),
 	{ "renames/s", "renames_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
 	{ 0 },
 };
@@ -164,11 +164,8 @@ static int rename_run(struct mgb_ctx *ctx)
 		r = query_all(be, L, at, &obs, false, &failed);
 		if (r < 0)
 			goto fail;
-		if ((done & 4095) == 0) {
-			if (mgb_stop_requested())
-				break;
-			mgb_progress_update(ctx->progress, done, ctx->rounds);
-		}
+		if (mgb_round_tick(ctx, done))
+			break;
 	}
 	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
 	mgb_measure_end(ctx);

@@ -27,10 +27,8 @@ static const struct mgb_workload_option setxattr_options[] = {
 };
 
 static const struct mgb_column setxattr_columns[] = {
-	{ "distinct", "ctime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "ctime.distinct", "ctime.rounds" },
-	{ "backward", "ctime.backwards", "int", MGB_BETTER_LOWER, "ctime.backwards", "ctime.rounds" },
-	{ "future", "ctime.future", "int", MGB_BETTER_LOWER, "ctime.future", "ctime.rounds" },
-	{ "step p50", "ctime.step_ns.p50", "ns", MGB_BETTER_NONE, NULL, NULL },
+	MGB_COL_DISTINCT("ctime"),
+	MGB_STAMP_COLUMNS("ctime"),
 	{ "mtime mov", "mtime_moved", "int", MGB_BETTER_LOWER, "mtime_moved", "rounds" },
 	{ "sets/s", "setxattrs_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
 	{ 0 },
@@ -77,11 +75,8 @@ static int setxattr_run(struct mgb_ctx *ctx)
 		mgb_obs_add(&ctime_obs, mgb_ts_ns(st.ctime), now);
 		mtime_moved += mgb_ts_ns(st.mtime) != prev_mtime;
 		prev_mtime = mgb_ts_ns(st.mtime);
-		if ((done & 4095) == 0) {
-			if (mgb_stop_requested())
-				break;
-			mgb_progress_update(ctx->progress, done, ctx->rounds);
-		}
+		if (mgb_round_tick(ctx, done))
+			break;
 	}
 	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
 	mgb_measure_end(ctx);

@@ -78,7 +78,7 @@ static void *query_loop(void *arg)
 
 	while (qt->done < sh->ctx->rounds) {
 		/* A backend with a queue depth (io_uring --depth) takes a batch per call and keeps
-		 * its depth in flight; batches divide 4096, so the checks below still run. */
+		 * its depth in flight; batches divide MGB_ROUND_CHECK, so the checks below still run. */
 		bool batch = mgb_be_has(be, MGB_OP_FSTAT_N);
 		unsigned n = batch ? (unsigned)MGB_MIN_U64(STAT_BATCH, sh->ctx->rounds - qt->done) : 1;
 		int r = batch ? mgb_be_fstat_n(be, &sh->file, sh->want, st, n) : mgb_be_fstat(be, &sh->file, sh->want, &st[0]);
@@ -100,7 +100,7 @@ static void *query_loop(void *arg)
 				prev = now;
 			}
 		qt->done += n;
-		if ((qt->done & 4095) == 0) {
+		if (qt->done % MGB_ROUND_CHECK == 0) {
 			if (mgb_stop_requested() || atomic_load(&sh->error))
 				break;
 			if (qt->index == 0)

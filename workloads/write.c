@@ -44,11 +44,9 @@ static const struct mgb_workload_option write_options[] = {
 };
 
 static const struct mgb_column write_columns[] = {
-	{ "distinct", "ctime.distinct_ratio", "ratio", MGB_BETTER_HIGHER, "ctime.distinct", "ctime.rounds" },
+	MGB_COL_DISTINCT("ctime"),
 	{ "changes", "ctime_changes", "int", MGB_BETTER_NONE, NULL, NULL },
-	{ "backward", "ctime.backwards", "int", MGB_BETTER_LOWER, "ctime.backwards", "ctime.rounds" },
-	{ "future", "ctime.future", "int", MGB_BETTER_LOWER, "ctime.future", "ctime.rounds" },
-	{ "step p50", "ctime.step_ns.p50", "ns", MGB_BETTER_NONE, NULL, NULL },
+	MGB_STAMP_COLUMNS("ctime"),
 	{ "writes/s", "writes_per_s", "rate", MGB_BETTER_HIGHER, NULL, NULL },
 	{ 0 },
 };
@@ -143,7 +141,7 @@ static int write_run(struct mgb_ctx *ctx)
 		} else if (mgb_be_has(be, MGB_OP_PWRITE_N)) {
 			/* The unqueried writes up to the next query or progress check in one call, so a
 			 * backend with a queue depth (io_uring --depth) keeps them in flight. */
-			uint64_t n = ctx->rounds - done, to_check = 4096 - (done & 4095);
+			uint64_t n = ctx->rounds - done, to_check = MGB_ROUND_CHECK - done % MGB_ROUND_CHECK;
 
 			if (n > to_check)
 				n = to_check;
@@ -163,11 +161,8 @@ static int write_run(struct mgb_ctx *ctx)
 				goto fail;
 		}
 		done++;
-		if ((done & 4095) == 0) {
-			if (mgb_stop_requested())
-				break;
-			mgb_progress_update(ctx->progress, done, ctx->rounds);
-		}
+		if (mgb_round_tick(ctx, done))
+			break;
 	}
 	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
 	mgb_measure_end(ctx);
