@@ -38,7 +38,8 @@ struct mgb_ctx {
 	json_t *metrics; /* the workload adds its metrics here */
 	char err[MGB_ERR_LEN];
 	/* Set with err when the backend or filesystem cannot do the operation at all (EOPNOTSUPP):
-	 * the cell is "unsupported", which is reported but does not fail the run. */
+	 * the cell is "unsupported", which is reported but does not fail the run.  Set it through
+	 * mgb_fail() or mgb_require_ops(); an operation the backend lacks outright is needs_ops'. */
 	bool unsupported;
 	/* The measured window (mgb_measure_begin/end): the runner's counter deltas cover it only,
 	 * so a workload's setup (files, a second filesystem) is not counted as its load. */
@@ -151,6 +152,10 @@ const struct mgb_workload_option *mgb_option_find(const struct mgb_workload *w, 
 json_t *mgb_params_to_json(const struct mgb_workload *w, const void *params);
 /* "  --size N  bytes per write (default 4096)" lines for --help and list. */
 void mgb_options_print(FILE *out, const struct mgb_workload *w);
+
+/* A workload's failure with -errno r (or 0): the message in ctx->err, and the cell "unsupported"
+ * when r is -EOPNOTSUPP.  Returns -1, for `return mgb_fail(...)`. */
+int mgb_fail(struct mgb_ctx *ctx, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Around the measured loop: the cell's counters.multigrain covers this window only. */
 void mgb_measure_begin(struct mgb_ctx *ctx);

@@ -190,9 +190,8 @@ fail:
 	mgb_be_close(be, &f);
 	mgb_be_unlink(be, LINK_NAME);
 	mgb_be_unlink(be, FILE_NAME);
-	ctx->unsupported = r == -EOPNOTSUPP;
-	return mgb_err(ctx->err, "%s: %s after %llu rounds: %s", FILE_NAME, what, (unsigned long long)done,
-		       strerror(-r));
+	return mgb_fail(ctx, r, "%s: %s after %llu rounds: %s", FILE_NAME, what, (unsigned long long)done,
+			strerror(-r));
 }
 
 const struct mgb_workload mgb_workload_meta = {

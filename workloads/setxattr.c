@@ -91,9 +91,8 @@ static int setxattr_run(struct mgb_ctx *ctx)
 fail:
 	mgb_be_close(be, &f);
 	mgb_be_unlink(be, FILE_NAME);
-	ctx->unsupported = r == -EOPNOTSUPP;
-	return mgb_err(ctx->err, "%s: %s after %llu rounds: %s%s", FILE_NAME, what, (unsigned long long)done,
-		       strerror(-r), r == -EOPNOTSUPP ? " (this filesystem takes no user.* xattrs)" : "");
+	return mgb_fail(ctx, r, "%s: %s after %llu rounds: %s%s", FILE_NAME, what, (unsigned long long)done,
+			strerror(-r), r == -EOPNOTSUPP ? " (this filesystem takes no user.* xattrs)" : "");
 }
 
 const struct mgb_workload mgb_workload_setxattr = {

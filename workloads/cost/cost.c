@@ -334,10 +334,8 @@ static int lay_out(struct cost_cell *c)
 	}
 	if (r == 0)
 		r = mgb_be_fsync(be, &c->f);
-	/* ramfs cannot fallocate: a fact about the filesystem, not a failure */
-	if (r == -EOPNOTSUPP)
-		c->ctx->unsupported = true;
-	return r < 0 ? mgb_err(c->ctx->err, "laying out cost.dat: %s", strerror(-r)) : 0;
+	/* ramfs cannot fallocate: mgb_fail makes that a fact about the filesystem, not a failure */
+	return r < 0 ? mgb_fail(c->ctx, r, "laying out cost.dat: %s", strerror(-r)) : 0;
 }
 
 static int cost_prepare(struct cost_cell *c)

@@ -4,6 +4,7 @@
 #include "stop.h"
 #include "cost.h"
 
+#include <errno.h>
 #include <string.h>
 
 int cost_do_sync(struct mgb_backend *be, struct mgb_file *f, const struct cost_params *p)
@@ -96,9 +97,8 @@ int cost_pick_load(struct cost_cell *c)
 	if (falloc_sync)
 		return mgb_err(ctx->err, "--mode fio-basic --sync: fio's falloc engine cannot sync (EINVAL); "
 					 "use --load builtin");
-	if (!sync_be) {
-		ctx->unsupported = true;
-		return mgb_err(ctx->err, "--load fio writes through fio's engine: use --backend sync or --load builtin");
-	}
+	if (!sync_be)
+		return mgb_fail(ctx, -EOPNOTSUPP,
+				"--load fio writes through fio's engine: use --backend sync or --load builtin");
 	return 0;
 }
