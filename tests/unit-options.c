@@ -23,7 +23,8 @@ static void choice(void)
 	T_CHECK(mgb_option_table_defaults(opts, &idx, sizeof(idx), err) == 0 && idx == 1, "choice default: %u", idx);
 	T_CHECK(mgb_param_set(&opts[0], &idx, "sleep", err) == 0 && idx == 0, "choice set: %u", idx);
 	T_CHECK(mgb_param_set(&opts[0], &idx, "nap", err) < 0 && idx == 0, "choice: a bad word refused");
-	T_CHECK(!strcmp(err, "--wait 'nap': not one of the allowed values (see mgbench list)"), "choice error: %s", err);
+	T_CHECK(!strcmp(err, "--wait 'nap': not one of the allowed values (see mgbench list)"), "choice error: %s",
+		err);
 	j = mgb_option_table_to_json(opts, &idx);
 	T_CHECK(!strcmp(json_string_value(json_object_get(j, "wait")) ?: "", "sleep"), "choice recorded as its word");
 	json_decref(j);

@@ -81,7 +81,8 @@ static void *query_loop(void *arg)
 		 * its depth in flight; batches divide MGB_ROUND_CHECK, so the checks below still run. */
 		bool batch = mgb_be_has(be, MGB_OP_FSTAT_N);
 		unsigned n = batch ? (unsigned)MGB_MIN_U64(STAT_BATCH, sh->ctx->rounds - qt->done) : 1;
-		int r = batch ? mgb_be_fstat_n(be, &sh->file, sh->want, st, n) : mgb_be_fstat(be, &sh->file, sh->want, &st[0]);
+		int r = batch ? mgb_be_fstat_n(be, &sh->file, sh->want, st, n)
+			      : mgb_be_fstat(be, &sh->file, sh->want, &st[0]);
 
 		if (r < 0) {
 			int none = 0;

@@ -38,7 +38,9 @@ const char *const cost_kind_names[KIND_COUNT] = { "none", "size", "ctime", "alon
 static const char *const mode_choices[] = {
 	[MODE_OVERWRITE] = "overwrite", [MODE_APPEND] = "append", [MODE_FIO_BASIC] = "fio-basic", NULL,
 };
-static const char *const load_choices[] = { [LOAD_AUTO] = "auto", [LOAD_FIO] = "fio", [LOAD_BUILTIN] = "builtin", NULL };
+static const char *const load_choices[] = {
+	[LOAD_AUTO] = "auto", [LOAD_FIO] = "fio", [LOAD_BUILTIN] = "builtin", NULL,
+};
 static const char *const sync_choices[] = {
 	[SYNC_NONE] = "none", [SYNC_FSYNC] = "fsync", [SYNC_FDATASYNC] = "fdatasync", NULL,
 };
