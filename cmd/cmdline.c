@@ -19,7 +19,7 @@ static size_t count_rows(const struct mgb_cmd_option *opts)
 	return n;
 }
 
-/* The option just read, as the user wrote it: "--name" (without "=value") or "-x". */
+/* The option just read, as the user wrote it: "--name[=value]" or "-x". */
 static void option_as_given(char *buf, size_t len, char **argv)
 {
 	const char *arg = argv[optind - 1];
@@ -27,7 +27,7 @@ static void option_as_given(char *buf, size_t len, char **argv)
 	if (strncmp(arg, "--", 2) && optopt > 0 && optopt < 128)
 		snprintf(buf, len, "-%c", optopt);
 	else
-		snprintf(buf, len, "%.*s", (int)strcspn(arg, "="), arg);
+		snprintf(buf, len, "%s", arg); /* with any "=value": --flag=yes names what was wrong */
 }
 
 int mgb_getopt(const struct mgb_cmdline *cl, int argc, char **argv)
