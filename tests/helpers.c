@@ -20,12 +20,44 @@ extern char **environ;
 int t_failures;
 static char t_tmpdir[256];
 
-void t_require_root(void)
+/* Is name (a path, or a name to look up in PATH) an executable program? */
+static bool have_program(const char *name)
 {
-	if (geteuid() != 0) {
+	const char *path = getenv("PATH") ?: "/usr/bin:/bin";
+	char buf[4096];
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	for (const char *dir = path; *dir; dir += strcspn(dir, ":") + (dir[strcspn(dir, ":")] == ':')) {
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)strcspn(dir, ":"), dir, name);
+		if (access(buf, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+void t_require(const struct t_needs *needs)
+{
+	if (needs->root && geteuid() != 0) {
 		fprintf(stderr, "SKIP: needs root (scratch filesystems)\n");
 		exit(T_SKIP);
 	}
+#ifndef HAVE_LIBNFS
+	if (needs->libnfs) {
+		fprintf(stderr, "SKIP: built without libnfs (no NFS backends)\n");
+		exit(T_SKIP);
+	}
+#endif
+	for (const char *const *p = needs->programs; p && *p; p++)
+		if (!**p || !have_program(*p)) {
+			fprintf(stderr, "FAIL: %s missing (./bootstrap installs it)\n", **p ? *p : "a program configure did not find");
+			exit(T_FAIL);
+		}
+}
+
+void t_require_root(void)
+{
+	t_require(&(struct t_needs){ .root = true });
 }
 
 static char *slurp_fd(int fd)

@@ -35,7 +35,19 @@ static inline int t_result(void)
 	return t_failures ? T_FAIL : T_PASS;
 }
 
-/* Skip unless root (scratch filesystems need it). */
+/*
+ * What a test needs before it starts, declared once at the top of main (LTP's struct tst_test):
+ * t_require() ends the test with one line naming the first need that is missing.
+ */
+struct t_needs {
+	bool root;   /* skip (77) unless root: scratch filesystems need it */
+	bool libnfs; /* skip unless mgbench was built with libnfs (its NFS backends) */
+	/* Programs the test drives, NULL-terminated (a path, or a name looked up in PATH).  ./bootstrap
+	 * installs them all, so a missing one fails the test: skipping would test nothing. */
+	const char *const *programs;
+};
+void t_require(const struct t_needs *needs);
+/* t_require() of root alone. */
 void t_require_root(void);
 
 struct t_output {

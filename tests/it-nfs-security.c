@@ -507,13 +507,10 @@ int main(void)
 	fprintf(stderr, "SKIP: built without libnfs\n");
 	return T_SKIP;
 #else
+	static const char *const programs[] = { "/usr/bin/ganesha.nfsd", NULL };
 	const char *only = getenv("IT_NFS_ONLY"); /* for a reproducer by hand: d1, d2, d7, d8, d31 */
 
-	t_require_root();
-	if (access("/usr/bin/ganesha.nfsd", X_OK) < 0) {
-		fprintf(stderr, "FAIL: /usr/bin/ganesha.nfsd missing (run ./bootstrap)\n");
-		return T_FAIL;
-	}
+	t_require(&(struct t_needs){ .root = true, .libnfs = true, .programs = programs });
 	t_result_path("x"); /* the test's TMPDIR, before any run */
 	if (!only || strstr(only, "d1"))
 		unprivileged_client();

@@ -478,16 +478,9 @@ static void url_to_nothing(void)
 
 int main(void)
 {
-#ifndef HAVE_LIBNFS
-	fprintf(stderr, "SKIP: built without libnfs\n");
-	return T_SKIP;
-#endif
-	t_require_root();
-	if (access("/usr/bin/ganesha.nfsd", X_OK) < 0) {
-		/* bootstrap installs it; without it this test would test nothing */
-		fprintf(stderr, "FAIL: /usr/bin/ganesha.nfsd missing (run ./bootstrap)\n");
-		return T_FAIL;
-	}
+	static const char *const programs[] = { "/usr/bin/ganesha.nfsd", NULL };
+
+	t_require(&(struct t_needs){ .root = true, .libnfs = true, .programs = programs });
 	write_and_rename();
 	revalidate();
 	ramfs_unsupported();

@@ -248,15 +248,12 @@ static bool exists(const char *dir, const char *name)
 
 int main(void)
 {
+	static const char *const programs[] = { GNUPLOT_PATH, NULL };
 	char doc[512], dir[512], victim[512], planted[1024], name[1024], script[1024];
 	struct t_output o;
 	struct stat st;
 
-	t_require_root();
-	if (access(GNUPLOT_PATH, X_OK)) {
-		fprintf(stderr, "no gnuplot\n");
-		return T_SKIP;
-	}
+	t_require(&(struct t_needs){ .root = true, .programs = programs });
 	snprintf(doc, sizeof(doc), "%s", t_result_path("doc.json"));
 	{
 		const char *args[] = { "run", "write", "-q", "--fs", "tmpfs", "--rounds", "200", "-o", doc, NULL };

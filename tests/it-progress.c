@@ -31,15 +31,12 @@ static char *run_in_terminal(const char *mgbench_args)
 
 int main(void)
 {
+	static const char *const programs[] = { "script", NULL };
 	char args[600], *text;
 	const char *path;
 	struct t_output o;
 
-	t_require_root();
-	if (system("command -v script >/dev/null") != 0) {
-		fprintf(stderr, "SKIP: script(1) not found\n");
-		return T_SKIP;
-	}
+	t_require(&(struct t_needs){ .root = true, .programs = programs });
 	path = t_result_path("progress.json");
 	/* about 3 s of writes on tmpfs */
 	snprintf(args, sizeof(args), "run write --fs tmpfs --rounds 1000000 -o %s", path);
