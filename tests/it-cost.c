@@ -54,7 +54,7 @@ int main(void)
 	const char *const fsync_args[] = { "run", "cost", "--fs", "ext4,xfs,btrfs", "--mode", "append", "--sync", "fsync",
 					   "--poll", "none", "--load", "builtin", "--cycles", "1", "--rounds", "50", "-q", "-o", path, NULL };
 	char path2[600];
-	const char *const poll_args[] = { "run", "cost", "--load", "builtin", "--fs", "ext4,xfs,btrfs,tmpfs", "--poll-rate", "100000",
+	const char *const poll_args[] = { "run", "cost", "--load", "builtin", "--fs", T_FS_MULTIGRAIN, "--poll-rate", "100000",
 					  "--cycles", "1", "--rounds", "100000", "-o", path2, NULL };
 	const char *const cross_args[] = { "run", "cost", "--load", "builtin", "--crosstalk", "--fs", "ext4", "--cycles",
 					   "1", "--rounds", "100000", "-q", "-o", path2, NULL };

@@ -145,7 +145,7 @@ int main(void)
 {
 	char path[600], basic[600], bad[600];
 	const char *const fs4[] = { "ext4", "xfs", "btrfs", "tmpfs" };
-	const char *const args[] = { "run", "cost", "--load", "fio", "--fs", "ext4,xfs,btrfs,tmpfs", "--poll-rate", "20000",
+	const char *const args[] = { "run", "cost", "--load", "fio", "--fs", T_FS_MULTIGRAIN, "--poll-rate", "20000",
 				     "--cycles", "1", "--rounds", "50000", "-q", "-o", path, NULL };
 	const char *const basic_args[] = { "run", "cost", "--load", "fio", "--mode", "fio-basic", "--fs", "xfs,ext4",
 					   "--poll-rate", "20000", "--cycles", "1", "--rounds", "50000", "-q", "-o",

@@ -188,10 +188,10 @@ int main(void)
 	if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
 		mount("none", "/sys/kernel/debug", "debugfs", 0, NULL);
 	t_host_snapshot(&before);
-	run_variant("same", "ext4,xfs,btrfs,tmpfs,ramfs", "tmpfs");
-	run_variant("crossfs", "ext4,xfs,btrfs,tmpfs", "tmpfs");
+	run_variant("same", T_FS_ALL, "tmpfs");
+	run_variant("crossfs", T_FS_MULTIGRAIN, "tmpfs");
 	run_variant("crossfs", "tmpfs", "xfs"); /* and the other way round: f2 on a loop fs */
-	run_variant("threads", "ext4,xfs,btrfs,tmpfs", "tmpfs");
+	run_variant("threads", T_FS_MULTIGRAIN, "tmpfs");
 	two_cpu_warning();
 
 	snprintf(out, sizeof(out), "%s", t_result_path("dir.json"));

@@ -99,7 +99,7 @@ static void run_case(const struct run_case *c)
 	if (c->value)
 		args[n++] = c->value;
 	args[n++] = "--fs";
-	args[n++] = "ext4,xfs,btrfs,tmpfs,ramfs";
+	args[n++] = T_FS_ALL;
 	args[n++] = "--rounds";
 	args[n++] = ROUNDS_TEXT;
 	args[n++] = "-o";

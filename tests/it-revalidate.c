@@ -20,8 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define FS_LIST "ext4,xfs,btrfs,tmpfs,ramfs"
-
 static const char *const mg[] = { "ext4", "xfs", "btrfs", "tmpfs" };
 
 static bool is_integer(json_t *cell, const char *key)
@@ -33,7 +31,7 @@ static bool is_integer(json_t *cell, const char *key)
 static json_t *run(const char *mode, const char *rounds)
 {
 	const char *path = t_result_path(mode ? "sequenced.json" : "free.json");
-	const char *const args[] = { "run", "revalidate", "--fs", FS_LIST, "--rounds", rounds, "-o", path,
+	const char *const args[] = { "run", "revalidate", "--fs", T_FS_ALL, "--rounds", rounds, "-o", path,
 				     mode, NULL };
 	struct t_output o;
 	json_t *doc;

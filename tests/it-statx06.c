@@ -45,7 +45,7 @@ static void run_statx06(const char *wait, const char *ticks, const char *rounds)
 	static const char *const mg[] = { "ext4", "xfs", "btrfs", "tmpfs" };
 	char name[64];
 	const char *path;
-	const char *const args[] = { "run", "statx06", "--fs", "ext4,xfs,btrfs,tmpfs,ramfs", "--wait", wait,
+	const char *const args[] = { "run", "statx06", "--fs", T_FS_ALL, "--wait", wait,
 				     "--ticks", ticks, "--rounds", rounds, "--check", "-o", NULL, NULL };
 	const char *argv[sizeof(args) / sizeof(args[0])];
 	double n = atof(rounds);

@@ -11,13 +11,12 @@
  */
 #include "config.h"
 #include "helpers.h"
+#include "util.h"
 
 #include <math.h>
 #include <string.h>
 
 static const char *const multigrain[] = { "ext4", "xfs", "btrfs", "tmpfs" };
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define ALL_FS "ext4,xfs,btrfs,tmpfs,ramfs"
 
 /* Run mgbench with args (NULL-terminated, at most 24) plus -o path; the document, or NULL. */
 static json_t *run(const char *label, const char *const args[], const char *path)
@@ -84,7 +83,7 @@ static void distinct_everywhere(const char *label, const char *const args[], con
 {
 	json_t *doc = run(label, args, t_result_path("distinct.json"));
 
-	for (size_t i = 0; doc && i < ARRAY_SIZE(multigrain); i++) {
+	for (size_t i = 0; doc && i < MGB_ARRAY_SIZE(multigrain); i++) {
 		json_t *cell = t_cell(doc, args[1], multigrain[i]);
 
 		if (uring_cell_ok(label, cell, multigrain[i]))
@@ -98,11 +97,11 @@ static void distinct_everywhere(const char *label, const char *const args[], con
 static void write_every(bool link)
 {
 	const char *label = link ? "write --link" : "write";
-	const char *const args[] = { "run", "write", "--fs", ALL_FS, "--backend", "uring", "--rounds", "2000",
+	const char *const args[] = { "run", "write", "--fs", T_FS_ALL, "--backend", "uring", "--rounds", "2000",
 				     link ? "--link" : NULL, NULL };
 	json_t *doc = run(label, args, t_result_path("write.json")), *cell;
 
-	for (size_t i = 0; doc && i < ARRAY_SIZE(multigrain); i++) {
+	for (size_t i = 0; doc && i < MGB_ARRAY_SIZE(multigrain); i++) {
 		cell = t_cell(doc, "write", multigrain[i]);
 		if (uring_cell_ok(label, cell, multigrain[i])) {
 			stamps_fine(label, cell, multigrain[i], "ctime");
@@ -160,13 +159,13 @@ static void depth(void)
 /* ordering and revalidate --sequenced keep their zero counts through io_uring. */
 static void zero_counts(void)
 {
-	const char *const o[] = { "run", "ordering", "--fs", "ext4,xfs,btrfs,tmpfs", "--backend", "uring", "--rounds",
+	const char *const o[] = { "run", "ordering", "--fs", T_FS_MULTIGRAIN, "--backend", "uring", "--rounds",
 				  "2000", NULL };
-	const char *const r[] = { "run", "revalidate", "--sequenced", "--fs", "ext4,xfs,btrfs,tmpfs", "--backend",
+	const char *const r[] = { "run", "revalidate", "--sequenced", "--fs", T_FS_MULTIGRAIN, "--backend",
 				  "uring", "--rounds", "1000", NULL };
 	json_t *doc = run("ordering", o, t_result_path("ordering.json"));
 
-	for (size_t i = 0; doc && i < ARRAY_SIZE(multigrain); i++) {
+	for (size_t i = 0; doc && i < MGB_ARRAY_SIZE(multigrain); i++) {
 		json_t *cell = t_cell(doc, "ordering", multigrain[i]);
 
 		if (uring_cell_ok("ordering", cell, multigrain[i]))
@@ -175,7 +174,7 @@ static void zero_counts(void)
 	}
 	json_decref(doc);
 	doc = run("revalidate --sequenced", r, t_result_path("revalidate.json"));
-	for (size_t i = 0; doc && i < ARRAY_SIZE(multigrain); i++) {
+	for (size_t i = 0; doc && i < MGB_ARRAY_SIZE(multigrain); i++) {
 		json_t *cell = t_cell(doc, "revalidate", multigrain[i]);
 		double missed = t_metric(cell, "misses_granularity") + t_metric(cell, "misses_ordering") +
 				t_metric(cell, "misses_inflight");
@@ -331,7 +330,7 @@ static void bad_options(void)
 	static const char *const depths[] = { "0", "4097", "x" };
 	struct t_output o;
 
-	for (size_t i = 0; i < ARRAY_SIZE(depths); i++) {
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(depths); i++) {
 		const char *const args[] = { "run", "write", "--fs", "tmpfs", "--backend", "uring", "--depth", depths[i],
 					     NULL };
 
@@ -353,9 +352,9 @@ int main(void)
 {
 	static const char *const ctime_only[] = { "ctime", NULL };
 	static const char *const rename_stamps[] = { "ctime", "dir1_ctime", "dir1_mtime", NULL };
-	const char *const rename_args[] = { "run", "rename", "--fs", "ext4,xfs,btrfs,tmpfs", "--backend", "uring",
+	const char *const rename_args[] = { "run", "rename", "--fs", T_FS_MULTIGRAIN, "--backend", "uring",
 					    "--rounds", "1000", NULL };
-	const char *const xattr_args[] = { "run", "setxattr", "--fs", "ext4,xfs,btrfs,tmpfs", "--backend", "uring",
+	const char *const xattr_args[] = { "run", "setxattr", "--fs", T_FS_MULTIGRAIN, "--backend", "uring",
 					   "--rounds", "1000", "--link", NULL };
 	static const char *const ops[] = { "truncate", "link", "unlink", "fallocate" };
 	struct t_host before;
@@ -367,8 +366,8 @@ int main(void)
 	depth();
 	distinct_everywhere("rename", rename_args, rename_stamps);
 	distinct_everywhere("setxattr", xattr_args, ctime_only);
-	for (size_t i = 0; i < ARRAY_SIZE(ops); i++) {
-		const char *const args[] = { "run", "meta", "--op", ops[i], "--fs", "ext4,xfs,btrfs,tmpfs", "--backend",
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(ops); i++) {
+		const char *const args[] = { "run", "meta", "--op", ops[i], "--fs", T_FS_MULTIGRAIN, "--backend",
 					     "uring", "--rounds", "1000", NULL };
 
 		distinct_everywhere(ops[i], args, ctime_only);

@@ -26,7 +26,7 @@ static void query_two(void)
 {
 	static const char *const mg[] = { "ext4", "xfs", "btrfs", "tmpfs" };
 	const char *path = t_result_path("write-q2.json");
-	const char *const args[] = { "run", "write", "--fs", "ext4,xfs,btrfs,tmpfs,ramfs", "--rounds", "3000",
+	const char *const args[] = { "run", "write", "--fs", T_FS_ALL, "--rounds", "3000",
 				     "--query", "2", "-o", path, NULL };
 	struct t_output o;
 	json_t *doc, *cell;
@@ -78,7 +78,7 @@ int main(void)
 {
 	static const char *const mg[] = { "ext4", "xfs", "btrfs", "tmpfs" };
 	const char *path = t_result_path("write.json");
-	const char *const args[] = { "run", "write", "--fs", "ext4,xfs,btrfs,tmpfs,ramfs", "--rounds", "3000",
+	const char *const args[] = { "run", "write", "--fs", T_FS_ALL, "--rounds", "3000",
 				     "--query", "every", "--check", "-o", path, NULL };
 	struct t_output o;
 	struct t_host before;
