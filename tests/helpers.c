@@ -20,6 +20,49 @@ extern char **environ;
 int t_failures;
 static char t_tmpdir[256];
 
+/* TAP: the case being run, its number, and the failures counted when it started. */
+static const char *case_name;
+static unsigned cases, failures_before_case;
+
+static void end_case(void)
+{
+	if (!case_name)
+		return;
+	printf("%sok %u - %s\n", t_failures > (int)failures_before_case ? "not " : "", ++cases, case_name);
+	fflush(stdout);
+	case_name = NULL;
+}
+
+void t_case(const char *name)
+{
+	end_case();
+	/* failures before the first case belong to the test's own set-up */
+	if (!cases && t_failures) {
+		case_name = program_invocation_short_name;
+		end_case();
+	}
+	case_name = name;
+	failures_before_case = (unsigned)t_failures;
+}
+
+int t_result(void)
+{
+	if (!case_name && !cases)
+		case_name = program_invocation_short_name;
+	end_case();
+	printf("1..%u\n", cases);
+	fflush(stdout);
+	return t_failures ? T_FAIL : T_PASS;
+}
+
+_Noreturn void t_skip(const char *why)
+{
+	fprintf(stderr, "SKIP: %s\n", why);
+	printf("1..0 # SKIP %s\n", why);
+	fflush(stdout);
+	exit(T_PASS); /* the driver reads the skip from the plan; a non-zero exit is an error to it */
+}
+
 /* Is name (a path, or a name to look up in PATH) an executable program? */
 static bool have_program(const char *name)
 {
@@ -38,19 +81,16 @@ static bool have_program(const char *name)
 
 void t_require(const struct t_needs *needs)
 {
-	if (needs->root && geteuid() != 0) {
-		fprintf(stderr, "SKIP: needs root (scratch filesystems)\n");
-		exit(T_SKIP);
-	}
+	if (needs->root && geteuid() != 0)
+		t_skip("needs root (scratch filesystems)");
 #ifndef HAVE_LIBNFS
-	if (needs->libnfs) {
-		fprintf(stderr, "SKIP: built without libnfs (no NFS backends)\n");
-		exit(T_SKIP);
-	}
+	if (needs->libnfs)
+		t_skip("built without libnfs (no NFS backends)");
 #endif
 	for (const char *const *p = needs->programs; p && *p; p++)
 		if (!**p || !have_program(*p)) {
 			fprintf(stderr, "FAIL: %s missing (./bootstrap installs it)\n", **p ? *p : "a program configure did not find");
+			printf("Bail out! %s missing (./bootstrap installs it)\n", **p ? *p : "a program");
 			exit(T_FAIL);
 		}
 }

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Test helpers.  Every test is a C program exiting 0 (pass), 1 (fail) or 77 (skip), run by
- * automake's parallel harness.  Integration tests run the real mgbench binary ($MGBENCH) on
- * real filesystems it makes itself, so they need root; they check the host stays clean.
+ * Test helpers.  Every test is a C program that reports TAP on stdout (automake's tap-driver):
+ * its named cases as "ok N - name" or "not ok N - name", then the plan; a skip is "1..0 # SKIP
+ * why".  It also exits 0, or 1 on a failure, so it reads the same when run by hand.  Failure
+ * details go to stderr, which the driver keeps in the test's log.  Integration tests run the
+ * real mgbench binary ($MGBENCH) on real filesystems it makes itself, so they need root; they
+ * check the host stays clean.
  */
 #ifndef MGB_TEST_HELPERS_H
 #define MGB_TEST_HELPERS_H
@@ -20,7 +23,6 @@
 
 #define T_PASS 0
 #define T_FAIL 1
-#define T_SKIP 77
 
 extern int t_failures;
 
@@ -35,10 +37,16 @@ extern int t_failures;
 		}                                                                   \
 	} while (0)
 
-static inline int t_result(void)
-{
-	return t_failures ? T_FAIL : T_PASS;
-}
+/*
+ * Start the case called name (a string that outlives it): the failures T_CHECK records from here
+ * to the next t_case() or t_result() make it "not ok".  A test without t_case() is one case
+ * named after the program.
+ */
+void t_case(const char *name);
+/* End the last case, print the plan, and return main's exit code (T_PASS or T_FAIL). */
+int t_result(void);
+/* Skip the whole test, saying why on one line: for a precondition t_require() cannot name. */
+_Noreturn void t_skip(const char *why);
 
 /*
  * What a test needs before it starts, declared once at the top of main (LTP's struct tst_test):

@@ -79,6 +79,7 @@ int main(void)
 	snprintf(outdir, sizeof(outdir), "%s", out);
 	*strrchr(outdir, '/') = '\0';
 	t_host_snapshot(&before);
+	t_case("each bad command line: its exit code and a message naming the problem");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct t_output o;
 
@@ -90,7 +91,9 @@ int main(void)
 		T_CHECK(strlen(o.out) == 0 || cases[i].status == 0, "nothing on stdout: %s", o.out);
 		t_output_free(&o);
 	}
+	t_case("not root: a clear refusal");
 	not_root();
+	t_case("nothing left behind");
 	T_CHECK(t_count_files(outdir, NULL) == 0, "no result or temp file left in %s", outdir);
 	T_CHECK(t_count_files(getenv("TMPDIR"), NULL) == 0, "nothing left in the scratch dir %s", getenv("TMPDIR"));
 	t_host_check_clean(&before, "after bad input");

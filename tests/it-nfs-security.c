@@ -504,24 +504,29 @@ static void hostile_paths(void)
 int main(void)
 {
 #ifndef HAVE_LIBNFS
-	fprintf(stderr, "SKIP: built without libnfs\n");
-	return T_SKIP;
+	t_skip("built without libnfs (no NFS backends)");
 #else
 	static const char *const programs[] = { "/usr/bin/ganesha.nfsd", NULL };
 	const char *only = getenv("IT_NFS_ONLY"); /* for a reproducer by hand: d1, d2, d7, d8, d31 */
 
 	t_require(&(struct t_needs){ .root = true, .libnfs = true, .programs = programs });
 	t_result_path("x"); /* the test's TMPDIR, before any run */
+	t_case("d1: an unprivileged client");
 	if (!only || strstr(only, "d1"))
 		unprivileged_client();
+	t_case("d2: a killed server");
 	if (!only || strstr(only, "d2"))
 		killed_server();
+	t_case("d8: concurrent NFSv3 runs");
 	if (!only || strstr(only, "d8"))
 		concurrent_v3();
+	t_case("d31: a stopped server");
 	if (!only || strstr(only, "d31"))
 		stopped_server();
+	t_case("d7: hostile paths");
 	if (!only || strstr(only, "d7"))
 		hostile_paths();
+	t_case("no server left at the end");
 	T_CHECK(count_servers() == 0, "no server left at the end");
 	return t_result();
 #endif

@@ -523,8 +523,7 @@ int main(void)
 	e612 = shared_entry("linux-image-6.12");
 	esid = shared_entry("linux-image-7");
 	if (!e612 || !esid || access("/var/cache/mgbench/apt/sid/lists", F_OK)) {
-		fprintf(stderr, "no Debian 6.12 and unstable kernels in " SHARED " (run it-vm first)\n");
-		return T_SKIP;
+		t_skip("no Debian 6.12 and unstable kernels in " SHARED " (run it-vm first)");
 	}
 	e612 = strdup(e612);
 	esid = strdup(esid);
