@@ -89,7 +89,7 @@ struct mgb_nfs_server {
 	int64_t start_ns;      /* from launch until the NULL procedure answered */
 };
 
-/* 0, -1 with err, or -2 with err when the filesystem cannot be exported at all (ramfs: no file
+/* 0, -1 with err, or -EOPNOTSUPP with err when the filesystem cannot be exported at all (ramfs: no file
  * handles), which makes the cell "unsupported". */
 int mgb_nfs_server_start(struct mgb_session *s, const char *export_path, int nfs_version,
 			 struct mgb_nfs_server *srv, char *err);

@@ -461,7 +461,7 @@ int mgb_nfs_server_start(struct mgb_session *s, const char *export_path, int nfs
 	memset(srv, 0, sizeof(*srv));
 	srv->nfs_version = nfs_version;
 	if (check_exportable(export_path, err) < 0)
-		return -2;
+		return -EOPNOTSUPP;
 	if (make_export_dir(export_path, srv, err) < 0) {
 		mgb_nfs_server_stop(srv);
 		return -1;

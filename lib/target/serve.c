@@ -5,6 +5,7 @@
 #include "serve.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,7 +34,7 @@ int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char
 		return r;
 #ifdef HAVE_LIBNFS
 	r = mgb_nfs_server_start(s, sv->target.path, nfs_version(reach), &sv->nfs, err);
-	sv->unsupported = r == -2;
+	sv->unsupported = r == -EOPNOTSUPP;
 	if (r < 0)
 		return -1;
 	sv->root = sv->nfs.url;
