@@ -43,6 +43,12 @@ extern int t_failures;
  * named after the program.
  */
 void t_case(const char *name);
+/* A case named by its own call: T_RUN(write_every(false)) runs the case "write_every(false)". */
+#define T_RUN(call)             \
+	do {                    \
+		t_case(#call);  \
+		call;           \
+	} while (0)
 /* End the last case, print the plan, and return main's exit code (T_PASS or T_FAIL). */
 int t_result(void);
 /* Skip the whole test, saying why on one line: for a precondition t_require() cannot name. */

@@ -483,13 +483,13 @@ int main(void)
 	snprintf(ramfs_doc, sizeof(ramfs_doc), "%s", t_result_path("ramfs.json"));
 	snprintf(dir, sizeof(dir), "%s", tmpfs_doc);
 	*strrchr(dir, '/') = '\0';
-	make_docs(table, sizeof(table));
-	compare();
-	refusals();
-	report(table);
-	report_defects();
-	presentation();
-	runs_as_unit();
-	plot();
+	T_RUN(make_docs(table, sizeof(table)));
+	T_RUN(compare());
+	T_RUN(refusals());
+	T_RUN(report(table));
+	T_RUN(report_defects());
+	T_RUN(presentation());
+	T_RUN(runs_as_unit());
+	T_RUN(plot());
 	return t_result();
 }

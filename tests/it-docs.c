@@ -154,8 +154,8 @@ int main(void)
 				"mgbench-workloads.7", "workloads.d/00-head.roff" };
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		check_command(src, commands[i][0], commands[i][1]);
+		T_RUN(check_command(src, commands[i][0], commands[i][1]));
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
-		check_th(src, pages[i]);
+		T_RUN(check_th(src, pages[i]));
 	return t_result();
 }

@@ -173,7 +173,7 @@ int main(void)
 	t_output_free(&o);
 	doc = t_load(path);
 	for (size_t i = 0; i < 4; i++)
-		complete_fio_cell(doc ? t_cell(doc, "cost", fs4[i]) : NULL, fs4[i], 50000);
+		T_RUN(complete_fio_cell(doc ? t_cell(doc, "cost", fs4[i]) : NULL, fs4[i], 50000));
 	cell = doc ? t_cell(doc, "cost", "ext4") : NULL;
 	{
 		json_t *c = phase(cell, "ctime"), *s = phase(cell, "size");
@@ -198,8 +198,8 @@ int main(void)
 	T_CHECK(o.status == 0, "cost --mode fio-basic: exit %d: %s", o.status, o.err);
 	t_output_free(&o);
 	doc = t_load(basic);
-	complete_fio_cell(doc ? t_cell(doc, "cost", "xfs") : NULL, "xfs fio-basic", 50000);
-	complete_fio_cell(doc ? t_cell(doc, "cost", "ext4") : NULL, "ext4 fio-basic", 50000);
+	T_RUN(complete_fio_cell(doc ? t_cell(doc, "cost", "xfs") : NULL, "xfs fio-basic", 50000));
+	T_RUN(complete_fio_cell(doc ? t_cell(doc, "cost", "ext4") : NULL, "ext4 fio-basic", 50000));
 	cell = doc ? t_cell(doc, "cost", "xfs") : NULL;
 	T_CHECK(strstr(json_string_value(json_object_get(json_object_get(json_object_get(cell, "metrics"), "load"), "job")) ?: "",
 		       "fio-basic.fio") != NULL,
@@ -234,9 +234,10 @@ int main(void)
 		"no job file: exit %d, says: %s", o.status, o.err);
 	t_output_free(&o);
 	rmdir(emptydir);
+	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after the fio runs");
 
-	interrupt_stops_fio();
-	hostile_dirs();
+	T_RUN(interrupt_stops_fio());
+	T_RUN(hostile_dirs());
 	return t_result();
 }

@@ -530,14 +530,14 @@ int main(void)
 	setenv("MGBENCH_CACHE", cache, 1);
 	tree = fake_tree("tree", "", NULL, NULL);
 
-	signal_during_make(SIGINT);
-	signal_during_make(SIGTERM);
-	sigkill_during_copy();
-	config_failure_keeps_log();
-	bad_inputs(tree);
-	config_fragments(tree);
-	version_traversal();
-	output_dirs(tree);
-	cache_dirs(tree);
+	T_RUN(signal_during_make(SIGINT));
+	T_RUN(signal_during_make(SIGTERM));
+	T_RUN(sigkill_during_copy());
+	T_RUN(config_failure_keeps_log());
+	T_RUN(bad_inputs(tree));
+	T_RUN(config_fragments(tree));
+	T_RUN(version_traversal());
+	T_RUN(output_dirs(tree));
+	T_RUN(cache_dirs(tree));
 	return t_result();
 }

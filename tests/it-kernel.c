@@ -289,12 +289,12 @@ int main(void)
 	char *release = NULL;
 
 	t_require_root();
-	not_a_tree();
-	bad_patch_fails_early();
+	T_RUN(not_a_tree());
+	T_RUN(bad_patch_fails_early());
 
 	mkdir(dir, 0755);
 	snprintf(patch, sizeof(patch), "%s/extraversion.patch", dir);
-	write_file(patch, extraversion_patch);
+	T_RUN(write_file(patch, extraversion_patch));
 	{
 		const char *args[] = { "kernel", "build", "--source", "debian:6.1", "--patches", patch, "-o", out, NULL };
 
@@ -324,9 +324,9 @@ int main(void)
 		fprintf(stderr, "cached build: %.2f s\n", t_cached);
 		t_output_free(&o);
 	}
-	no_lock_left_behind();
+	T_RUN(no_lock_left_behind());
 	if (release)
-		boot(out, release);
+		T_RUN(boot(out, release));
 	free(release);
 	mgb_remove_tree(out);
 	mgb_remove_tree(out2);

@@ -481,13 +481,13 @@ int main(void)
 	static const char *const programs[] = { "/usr/bin/ganesha.nfsd", NULL };
 
 	t_require(&(struct t_needs){ .root = true, .libnfs = true, .programs = programs });
-	write_and_rename();
-	revalidate();
-	ramfs_unsupported();
-	coarse_export();
-	server_dies();
-	url_to_nothing();
-	url_to_server();
-	check_no_server("at the end");
+	T_RUN(write_and_rename());
+	T_RUN(revalidate());
+	T_RUN(ramfs_unsupported());
+	T_RUN(coarse_export());
+	T_RUN(server_dies());
+	T_RUN(url_to_nothing());
+	T_RUN(url_to_server());
+	T_RUN(check_no_server("at the end"));
 	return t_result();
 }

@@ -188,29 +188,30 @@ int main(void)
 	if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
 		mount("none", "/sys/kernel/debug", "debugfs", 0, NULL);
 	t_host_snapshot(&before);
-	run_variant("same", T_FS_ALL, "tmpfs");
-	run_variant("crossfs", T_FS_MULTIGRAIN, "tmpfs");
+	T_RUN(run_variant("same", T_FS_ALL, "tmpfs"));
+	T_RUN(run_variant("crossfs", T_FS_MULTIGRAIN, "tmpfs"));
 	run_variant("crossfs", "tmpfs", "xfs"); /* and the other way round: f2 on a loop fs */
-	run_variant("threads", T_FS_MULTIGRAIN, "tmpfs");
-	two_cpu_warning();
+	T_RUN(run_variant("threads", T_FS_MULTIGRAIN, "tmpfs"));
+	T_RUN(two_cpu_warning());
 
 	snprintf(out, sizeof(out), "%s", t_result_path("dir.json"));
 	snprintf(dir, sizeof(dir), "%s", getenv("TMPDIR"));
 	{
 		const char *const args[] = { "run", "ordering", "--variant", "crossfs", "--dir", dir, "-o", out, NULL };
 
-		expect_failure(args, 1, "--variant crossfs");
+		T_RUN(expect_failure(args, 1, "--variant crossfs"));
 	}
 	{
 		const char *const args[] = { "run", "ordering", "--variant", "sideways", "--fs", "tmpfs", NULL };
 
-		expect_failure(args, 2, "--variant");
+		T_RUN(expect_failure(args, 2, "--variant"));
 	}
 	{
 		const char *const args[] = { "run", "ordering", "--second-fs", "zfs", "--fs", "tmpfs", NULL };
 
-		expect_failure(args, 2, "--second-fs");
+		T_RUN(expect_failure(args, 2, "--second-fs"));
 	}
+	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after ordering");
 	t_cleanup();
 	return t_result();

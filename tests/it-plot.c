@@ -262,8 +262,8 @@ int main(void)
 		T_CHECK(o.status == 0, "a document to plot: %s", o.err);
 		t_output_free(&o);
 	}
-	pictures(doc);
-	fuzz(doc);
+	T_RUN(pictures(doc));
+	T_RUN(fuzz(doc));
 	snprintf(dir, sizeof(dir), "%s", t_result_path("plots"));
 	mkdir(dir, 0755);
 	T_CHECK(chdir(t_result_path("")) == 0, "chdir"); /* whatever a name runs lands in the test's dir */

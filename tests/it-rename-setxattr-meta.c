@@ -185,9 +185,10 @@ int main(void)
 	t_require_root();
 	t_host_snapshot(&before);
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(bad_cases); i++)
-		run_bad_case(&bad_cases[i]);
+		T_RUN(run_bad_case(&bad_cases[i]));
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(cases); i++)
-		run_case(&cases[i]);
+		T_RUN(run_case(&cases[i]));
+	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after rename, setxattr, meta");
 	t_cleanup();
 	return t_result();

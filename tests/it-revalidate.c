@@ -358,13 +358,14 @@ int main(void)
 
 	t_require_root();
 	t_host_snapshot(&before);
-	sequenced();
-	compare_per_opportunity();
-	free_running();
-	one_cpu();
-	interrupt_sequenced();
-	odd_size();
-	bad_options();
+	T_RUN(sequenced());
+	T_RUN(compare_per_opportunity());
+	T_RUN(free_running());
+	T_RUN(one_cpu());
+	T_RUN(interrupt_sequenced());
+	T_RUN(odd_size());
+	T_RUN(bad_options());
+	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after revalidate");
 	t_cleanup();
 	return t_result();

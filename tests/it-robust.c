@@ -250,11 +250,11 @@ int main(void)
 	/* a copy: t_result_path's buffer is reused by every call */
 	snprintf(base, sizeof(base), "%s", t_result_path(""));
 	t_host_snapshot(&before);
-	output_destinations(base);
-	default_names_never_replace(base);
-	tmpdir_root();
-	non_utf8_text();
-	sigxfsz();
+	T_RUN(output_destinations(base));
+	T_RUN(default_names_never_replace(base));
+	T_RUN(tmpdir_root());
+	T_RUN(non_utf8_text());
+	T_RUN(sigxfsz());
 
 	/* Small filesystems of the test's own, gone with its namespace. */
 	T_CHECK(unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0,
@@ -265,13 +265,14 @@ int main(void)
 	mkdir(spaced, 0700);
 	T_CHECK(mount("t", tiny, "tmpfs", 0, "size=1m") == 0, "mount %s", tiny);
 	T_CHECK(mount("t", spaced, "tmpfs", 0, NULL) == 0, "mount %s", spaced);
-	short_write(tiny);
-	dir_with_space(spaced);
+	T_RUN(short_write(tiny));
+	T_RUN(dir_with_space(spaced));
 	umount(tiny);
 	umount(spaced);
 	rmdir(tiny);
 	rmdir(spaced);
-	result_dir_removed(base);
+	T_RUN(result_dir_removed(base));
+	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after the robustness reproducers");
 	return t_result();
 }

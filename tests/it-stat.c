@@ -55,8 +55,9 @@ int main(void)
 
 	t_require_root();
 	t_host_snapshot(&before);
-	run_mask("times");
-	run_mask("size");
+	T_RUN(run_mask("times"));
+	T_RUN(run_mask("size"));
+	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after stat");
 	t_cleanup();
 	return t_result();

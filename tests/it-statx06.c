@@ -161,13 +161,14 @@ int main(void)
 
 	t_require_root();
 	t_host_snapshot(&before);
-	run_statx06("spin", "0", "100");
-	run_statx06("sleep", "1", "25");
-	bad_option("--ticks", "3");
-	bad_option("--ticks", "one");
-	bad_option("--change", "rename");
-	bad_option("--prequery", "maybe");
-	bad_option("--wait", "nap");
+	T_RUN(run_statx06("spin", "0", "100"));
+	T_RUN(run_statx06("sleep", "1", "25"));
+	T_RUN(bad_option("--ticks", "3"));
+	T_RUN(bad_option("--ticks", "one"));
+	T_RUN(bad_option("--change", "rename"));
+	T_RUN(bad_option("--prequery", "maybe"));
+	T_RUN(bad_option("--wait", "nap"));
+	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after statx06");
 	t_cleanup();
 	return t_result();

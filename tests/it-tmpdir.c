@@ -261,10 +261,11 @@ int main(void)
 		return T_FAIL;
 	setenv("MGBENCH", self, 1); /* every run below is this copy, under $TMPDIR */
 	t_host_snapshot(&before);
-	fio_jobs_under_tmpdir();
-	kernel_inputs_under_tmpdir();
-	vm_under_tmpdir(self);
-	scratch_hygiene();
+	T_RUN(fio_jobs_under_tmpdir());
+	T_RUN(kernel_inputs_under_tmpdir());
+	T_RUN(vm_under_tmpdir(self));
+	T_RUN(scratch_hygiene());
+	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after the runs under $TMPDIR");
 	return t_result();
 }

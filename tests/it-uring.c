@@ -361,22 +361,23 @@ int main(void)
 
 	t_require_root();
 	t_host_snapshot(&before);
-	write_every(false);
-	write_every(true);
-	depth();
-	distinct_everywhere("rename", rename_args, rename_stamps);
-	distinct_everywhere("setxattr", xattr_args, ctime_only);
+	T_RUN(write_every(false));
+	T_RUN(write_every(true));
+	T_RUN(depth());
+	T_RUN(distinct_everywhere("rename", rename_args, rename_stamps));
+	T_RUN(distinct_everywhere("setxattr", xattr_args, ctime_only));
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(ops); i++) {
 		const char *const args[] = { "run", "meta", "--op", ops[i], "--fs", T_FS_MULTIGRAIN, "--backend",
 					     "uring", "--rounds", "1000", NULL };
 
-		distinct_everywhere(ops[i], args, ctime_only);
+		T_RUN(distinct_everywhere(ops[i], args, ctime_only));
 	}
-	zero_counts();
-	same_keys();
-	punts();
-	unsupported();
-	bad_options();
+	T_RUN(zero_counts());
+	T_RUN(same_keys());
+	T_RUN(punts());
+	T_RUN(unsupported());
+	T_RUN(bad_options());
+	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after the io_uring runs");
 	t_cleanup();
 	return t_result();

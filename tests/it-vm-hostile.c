@@ -539,19 +539,19 @@ int main(void)
 
 	/* before any boot */
 	if (want("untrusted_cache"))
-		untrusted_cache();
+		T_RUN(untrusted_cache());
 	if (want("fifo_kernel"))
-		fifo_kernel();
+		T_RUN(fifo_kernel());
 	if (want("non_root"))
-		non_root();
+		T_RUN(non_root());
 	if (want("guest_usage"))
-		guest_usage();
+		T_RUN(guest_usage());
 	if (want("stale_manifest"))
-		stale_manifest(vmlinux, release);
+		T_RUN(stale_manifest(vmlinux, release));
 	if (want("modules_mismatch"))
-		modules_mismatch(vmlinux);
+		T_RUN(modules_mismatch(vmlinux));
 	if (want("stop_before_boot"))
-		stop_before_boot();
+		T_RUN(stop_before_boot());
 
 	/* a cache of the test's own: the shared entries as hard links, sid's lists copied */
 	snprintf(cache, sizeof(cache), "%s", t_result_path("cache"));
@@ -563,14 +563,15 @@ int main(void)
 		T_CHECK(system(cmd) == 0, "a private cache: %s", cmd);
 	}
 	if (want("truncated_cache"))
-		truncated_cache(cache, e612, release);
+		T_RUN(truncated_cache(cache, e612, release));
 	if (want("sid_lists"))
-		sid_lists(cache);
+		T_RUN(sid_lists(cache));
 	if (want("damaged_kernel"))
-		damaged_kernel(vmlinux, release);
+		T_RUN(damaged_kernel(vmlinux, release));
 	if (want("modules_in_tmpdir"))
-		modules_in_tmpdir(e612, vmlinux, release);
+		T_RUN(modules_in_tmpdir(e612, vmlinux, release));
 	T_CHECK(orphans() == 0, "no process left behind");
+	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after the hostile vm runs");
 	free((char *)e612);
 	free((char *)esid);

@@ -175,7 +175,7 @@ int main(void)
 	doc = vm_run("debian:6.12", "vm-6.12.json");
 	T_CHECK(doc && strstr(json_string_value(mgb_json_path(doc, "kernel.release")) ?: "", "6.12."),
 		"the document describes the guest kernel 6.12");
-	check_cells(doc, "debian:6.12", false);
+	T_RUN(check_cells(doc, "debian:6.12", false));
 	json_decref(doc);
 	{
 		const char *path = t_result_path("host.json");
@@ -186,7 +186,7 @@ int main(void)
 		T_CHECK(o.status == 0, "host run: exit %d: %s", o.status, o.err);
 		t_output_free(&o);
 		doc = t_load(path);
-		check_cells(doc, "host", true);
+		T_RUN(check_cells(doc, "host", true));
 		json_decref(doc);
 
 		/*
@@ -210,7 +210,7 @@ int main(void)
 
 	/* boot 2: unstable, multigrain */
 	doc = vm_run("debian:unstable", "vm-unstable.json");
-	check_cells(doc, "debian:unstable", true);
+	T_RUN(check_cells(doc, "debian:unstable", true));
 	json_decref(doc);
 
 	/* boot 3: a guest whose /init exits: the panic is recognised, not waited out */
@@ -231,8 +231,8 @@ int main(void)
 	T_CHECK(our_qemus() == 0, "no qemu left running");
 
 	/* interrupted boots (not full boots: stopped as soon as qemu runs) */
-	signal_leaves_no_qemu(SIGINT);
-	signal_leaves_no_qemu(SIGKILL);
+	T_RUN(signal_leaves_no_qemu(SIGINT));
+	T_RUN(signal_leaves_no_qemu(SIGKILL));
 	{
 		/* SIGKILL leaves the empty scratch directory, which the next run removes */
 		const char *args[] = { "run", "write", "--fs", "tmpfs", "--rounds", "10", "-q", "-o",
@@ -245,6 +245,7 @@ int main(void)
 		T_CHECK(o.status == 0, "the run after: exit %d: %s", o.status, o.err);
 		t_output_free(&o);
 	}
+	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after the vm runs");
 	return t_result();
 }

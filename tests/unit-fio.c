@@ -74,17 +74,17 @@ int main(void)
 		"no percentiles: %s", err);
 	mgb_fio_result_free(&r);
 
-	refused(NULL, "empty", "no text");
-	refused("", "empty", "empty text");
-	refused(" \n\n", "empty", "blank text");
+	T_RUN(refused(NULL, "empty", "no text"));
+	T_RUN(refused("", "empty", "empty text"));
+	T_RUN(refused(" \n\n", "empty", "blank text"));
 	refused("fio: failed parsing ioengine=nosuch\nfio: job global dropped\n", "not JSON",
 		"fio's error text only");
-	refused("Run status group 0 (all jobs):\n  WRITE: bw=1MiB/s\n", "not JSON", "normal (text) output");
+	T_RUN(refused("Run status group 0 (all jobs):\n  WRITE: bw=1MiB/s\n", "not JSON", "normal (text) output"));
 	refused("warning\n{\n  \"fio version\" : \"fio-3.33\",\n  \"jobs\" : [\n", "(line 5)",
 		"truncated JSON, its line counted from the top");
-	refused("[1, 2]\n", "not JSON", "an array, on a line fio's JSON never starts");
-	refused("{\"jobs\": []}\n", "no \"fio version\"", "JSON that is not fio's");
-	refused("{\"fio version\":\"fio-3.33\",\"jobs\":[]}", "no job", "no jobs");
+	T_RUN(refused("[1, 2]\n", "not JSON", "an array, on a line fio's JSON never starts"));
+	T_RUN(refused("{\"jobs\": []}\n", "no \"fio version\"", "JSON that is not fio's"));
+	T_RUN(refused("{\"fio version\":\"fio-3.33\",\"jobs\":[]}", "no job", "no jobs"));
 	refused("{\"fio version\":\"fio-3.33\",\"jobs\":[{\"jobname\":\"cost\",\"error\":28}]}", "error 28",
 		"a job that failed (ENOSPC)");
 	refused("{\"fio version\":\"fio-3.33\",\"jobs\":[{\"jobname\":\"cost\",\"error\":0,\"read\":{}}]}", "lacks write",

@@ -121,11 +121,11 @@ int main(void)
 {
 	double med[] = { 5, 1, 4, 2, 3 }, even[] = { 4, 1, 3, 2 };
 
-	fisher();
-	repeats();
-	mann_whitney();
-	bh();
-	near(mgb_median(med, 5), 3, 0, "median of 5");
-	near(mgb_median(even, 4), 2.5, 0, "median of 4");
+	T_RUN(fisher());
+	T_RUN(repeats());
+	T_RUN(mann_whitney());
+	T_RUN(bh());
+	T_RUN(near(mgb_median(med, 5), 3, 0, "median of 5"));
+	T_RUN(near(mgb_median(even, 4), 2.5, 0, "median of 4"));
 	return t_result();
 }

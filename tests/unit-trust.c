@@ -28,36 +28,36 @@ int main(void)
 		return perror("mkdtemp"), 1;
 	chmod(top, 0755);
 	snprintf(p, sizeof(p), "%s/ok", top);
-	mkdir_mode(p, 0755, (uid_t)-1);
+	T_RUN(mkdir_mode(p, 0755, (uid_t)-1));
 	T_CHECK(mgb_check_trusted_dir(p, false, err) == 0, "a 0755 directory of ours under /tmp: %s", err);
 
 	snprintf(p, sizeof(p), "%s/world", top);
-	mkdir_mode(p, 0777, (uid_t)-1);
+	T_RUN(mkdir_mode(p, 0777, (uid_t)-1));
 	T_CHECK(mgb_check_trusted_dir(p, false, err) < 0 && strstr(err, "writable by every user"),
 		"a world-writable directory is refused: %s", err);
 
 	snprintf(p, sizeof(p), "%s/sticky", top);
-	mkdir_mode(p, 01777, (uid_t)-1);
+	T_RUN(mkdir_mode(p, 01777, (uid_t)-1));
 	T_CHECK(mgb_check_trusted_dir(p, false, err) < 0, "a sticky one is refused when sticky_ok is false");
 	T_CHECK(mgb_check_trusted_dir(p, true, err) == 0, "and taken when it is: %s", err);
 	snprintf(p, sizeof(p), "%s/sticky/below", top);
-	mkdir_mode(p, 0755, (uid_t)-1);
+	T_RUN(mkdir_mode(p, 0755, (uid_t)-1));
 	T_CHECK(mgb_check_trusted_dir(p, false, err) == 0, "a sticky parent is fine: %s", err);
 
 	snprintf(p, sizeof(p), "%s/group", top);
-	mkdir_mode(p, 0775, (uid_t)-1);
+	T_RUN(mkdir_mode(p, 0775, (uid_t)-1));
 	snprintf(p, sizeof(p), "%s/group/below", top);
-	mkdir_mode(p, 0755, (uid_t)-1);
+	T_RUN(mkdir_mode(p, 0755, (uid_t)-1));
 	T_CHECK(mgb_check_trusted_dir(p, false, err) < 0 && strstr(err, "its parent") && strstr(err, "group"),
 		"a group-writable parent is refused: %s", err);
 
 	if (geteuid() == 0) {
 		snprintf(p, sizeof(p), "%s/nobody", top);
-		mkdir_mode(p, 0755, 65534);
+		T_RUN(mkdir_mode(p, 0755, 65534));
 		T_CHECK(mgb_check_trusted_dir(p, false, err) < 0 && strstr(err, "uid 65534"),
 			"a directory of another user is refused: %s", err);
 		snprintf(p, sizeof(p), "%s/nobody/below", top);
-		mkdir_mode(p, 0755, (uid_t)-1);
+		T_RUN(mkdir_mode(p, 0755, (uid_t)-1));
 		T_CHECK(mgb_check_trusted_dir(p, false, err) < 0, "so is one below it");
 	}
 	snprintf(p, sizeof(p), "%s/missing", top);
