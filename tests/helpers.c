@@ -66,17 +66,11 @@ _Noreturn void t_skip(const char *why)
 /* Is name (a path, or a name to look up in PATH) an executable program? */
 static bool have_program(const char *name)
 {
-	const char *path = getenv("PATH") ?: "/usr/bin:/bin";
-	char buf[4096];
+	char path[4096];
 
 	if (strchr(name, '/'))
 		return access(name, X_OK) == 0;
-	for (const char *dir = path; *dir; dir += strcspn(dir, ":") + (dir[strcspn(dir, ":")] == ':')) {
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)strcspn(dir, ":"), dir, name);
-		if (access(buf, X_OK) == 0)
-			return true;
-	}
-	return false;
+	return mgb_find_program(name, NULL, path, sizeof(path)) == 0;
 }
 
 void t_require(const struct t_needs *needs)

@@ -73,14 +73,22 @@ void mgb_format_ns(char *buf, size_t len, double ns)
 		snprintf(buf, len, "%.2fs", ns / 1e9);
 }
 
-int mgb_find_system_program(const char *name, char *path, size_t len)
+int mgb_find_program(const char *name, const char *dirs, char *path, size_t len)
 {
-	static const char *const dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
+	if (!dirs)
+		dirs = getenv("PATH") ?: "/usr/bin:/bin";
+	for (const char *d = dirs; *d;) {
+		size_t n = strcspn(d, ":");
 
-	for (size_t i = 0; i < MGB_ARRAY_SIZE(dirs); i++) {
-		snprintf(path, len, "%s/%s", dirs[i], name);
-		if (access(path, X_OK) == 0)
+		snprintf(path, len, "%.*s/%s", (int)n, d, name);
+		if (n && access(path, X_OK) == 0)
 			return 0;
+		d += n + (d[n] == ':');
 	}
 	return -1;
+}
+
+int mgb_find_system_program(const char *name, char *path, size_t len)
+{
+	return mgb_find_program(name, "/usr/sbin:/usr/bin:/sbin:/bin", path, len);
 }

@@ -69,6 +69,9 @@ int mgb_parse_size(const char *s, uint64_t *out);
 /* Format a duration in ns as a short human string ("812ns", "3.4us", "4.0ms", "1.20s"). */
 void mgb_format_ns(char *buf, size_t len, double ns);
 
+/* The first executable name in the ':'-separated directories dirs (NULL: $PATH, or /usr/bin:/bin
+ * when it is unset), its full path in path: 0, or -1 when none holds one. */
+int mgb_find_program(const char *name, const char *dirs, char *path, size_t len);
 /* The system's own copy of a tool (mkfs.*), from the distribution's directories rather than the
  * caller's PATH: as root, mgbench must not run whatever a PATH entry offers under that name. */
 int mgb_find_system_program(const char *name, char *path, size_t len);

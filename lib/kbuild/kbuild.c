@@ -40,26 +40,12 @@ static int check_tools(bool debian, char *err)
 		{ "/usr/include/gelf.h", "libelf-dev", true },
 		{ "/usr/include/openssl/ssl.h", "libssl-dev", true },
 	};
-	char names[200] = "", pkgs[200] = "";
-	const char *path = getenv("PATH");
+	char names[200] = "", pkgs[200] = "", p[PATH_MAX];
 
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(tools); i++) {
-		bool found = false;
+		bool found = tools[i].header ? access(tools[i].name, R_OK) == 0
+					     : mgb_find_program(tools[i].name, NULL, p, sizeof(p)) == 0;
 
-		if (tools[i].header)
-			found = access(tools[i].name, R_OK) == 0;
-		else {
-			char *dup = strdup(path ? path : "/usr/bin:/bin"), *save = NULL;
-
-			for (char *d = dup ? strtok_r(dup, ":", &save) : NULL; d && !found;
-			     d = strtok_r(NULL, ":", &save)) {
-				char p[PATH_MAX];
-
-				snprintf(p, sizeof(p), "%s/%s", d, tools[i].name);
-				found = access(p, X_OK) == 0;
-			}
-			free(dup);
-		}
 		if (!found) {
 			const char *base = strrchr(tools[i].name, '/');
 

@@ -12,6 +12,7 @@
 #include "target.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -128,23 +129,15 @@ static int copy_libraries(const char *root, const char *prog, char *err)
 	return rc;
 }
 
-/* The full path of a program in PATH (malloc'd), or NULL. */
+/* The full path of a host program (malloc'd), or NULL: from a fixed list of the system's
+ * directories, not the caller's PATH. */
 static char *which(const char *prog)
 {
-	const char *path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	char path[PATH_MAX];
 
-	for (const char *p = path; *p;) {
-		size_t n = strcspn(p, ":");
-		char *f;
-
-		if (asprintf(&f, "%.*s/%s", (int)n, p, prog) < 0)
-			return NULL;
-		if (!access(f, X_OK))
-			return f;
-		free(f);
-		p += n + (p[n] == ':');
-	}
-	return NULL;
+	if (mgb_find_program(prog, "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", path, sizeof(path)))
+		return NULL;
+	return strdup(path);
 }
 
 static int add_program(const char *root, const char *host, const char *guest, char *err)
