@@ -15,7 +15,7 @@ struct mgb_cmd_option {
 	int letter;        /* the short form, or 0 */
 	const char *value; /* the value's name in --help ("N", "FILE"); NULL for a flag */
 	const char *help;  /* its --help text, lines separated by '\n'; NULL: not shown (tests only) */
-	int id;            /* what mgb_getopt returns for it: the letter, or a number >= 256 */
+	int id;            /* what mgb_getopt returns for it: the letter if it has one, else a number >= 256 */
 };
 
 /* A command line being parsed: the command's name for errors and its rows (ended by a zero row).
