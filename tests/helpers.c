@@ -20,36 +20,54 @@ extern char **environ;
 int t_failures;
 static char t_tmpdir[256];
 
-/* TAP: the case being run, its number, and the failures counted when it started. */
-static const char *case_name;
-static unsigned cases, failures_before_case;
+/* TAP: the case being run, the last one ended, how many were printed, and the failures counted
+ * when the open case started (or, between cases, when the last one ended). */
+static const char *case_name, *last_case;
+static unsigned cases, failures_mark;
+static char outside_name[256];
 
-static void end_case(void)
+static void print_case(bool ok, const char *name)
+{
+	printf("%sok %u - %s\n", ok ? "" : "not ", ++cases, name);
+	fflush(stdout);
+}
+
+/* Failures recorded outside any case become a case of their own, named by where they happened. */
+static void flush_outside(void)
+{
+	if (case_name || t_failures <= (int)failures_mark)
+		return;
+	snprintf(outside_name, sizeof(outside_name), "%s: checks %s%s", program_invocation_short_name,
+		 last_case ? "after " : "before the first case", last_case ? last_case : "");
+	print_case(false, outside_name);
+	failures_mark = (unsigned)t_failures;
+}
+
+void t_case_end(void)
 {
 	if (!case_name)
 		return;
-	printf("%sok %u - %s\n", t_failures > (int)failures_before_case ? "not " : "", ++cases, case_name);
-	fflush(stdout);
+	print_case(t_failures <= (int)failures_mark, case_name);
+	last_case = case_name;
 	case_name = NULL;
+	failures_mark = (unsigned)t_failures;
 }
 
 void t_case(const char *name)
 {
-	end_case();
-	/* failures before the first case belong to the test's own set-up */
-	if (!cases && t_failures) {
-		case_name = program_invocation_short_name;
-		end_case();
-	}
+	t_case_end();
+	flush_outside();
 	case_name = name;
-	failures_before_case = (unsigned)t_failures;
+	failures_mark = (unsigned)t_failures;
 }
 
 int t_result(void)
 {
-	if (!case_name && !cases)
-		case_name = program_invocation_short_name;
-	end_case();
+	t_case_end();
+	if (!cases) /* a test without cases is one, named after the program */
+		print_case(!t_failures, program_invocation_short_name);
+	else
+		flush_outside();
 	printf("1..%u\n", cases);
 	fflush(stdout);
 	return t_failures ? T_FAIL : T_PASS;

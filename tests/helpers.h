@@ -39,15 +39,19 @@ extern int t_failures;
 
 /*
  * Start the case called name (a string that outlives it): the failures T_CHECK records from here
- * to the next t_case() or t_result() make it "not ok".  A test without t_case() is one case
- * named after the program.
+ * to t_case_end(), the next t_case() or t_result() make it "not ok".  Failures outside any case
+ * are reported as a case of their own, named after the case they followed, so they are never
+ * booked to a case that had ended.  A test without t_case() is one case named after the program.
  */
 void t_case(const char *name);
-/* A case named by its own call: T_RUN(write_every(false)) runs the case "write_every(false)". */
+void t_case_end(void);
+/* A case named by its own call, ended when the call returns: T_RUN(write_every(false)) runs the
+ * case "write_every(false)". */
 #define T_RUN(call)             \
 	do {                    \
 		t_case(#call);  \
 		call;           \
+		t_case_end();   \
 	} while (0)
 /* End the last case, print the plan, and return main's exit code (T_PASS or T_FAIL). */
 int t_result(void);
