@@ -31,6 +31,21 @@ void mgb_wait_coarse_ticks(unsigned n);
  * so that a stamp from the future cannot hang a run. */
 void mgb_wait_coarse_past(int64_t t_ns);
 
+/* The running kernel's build configuration (/boot/config-$(uname -r), else /proc/config.gz). */
+struct mgb_kconfig {
+	char *text;
+	size_t len;
+	char source[96]; /* the file it came from */
+};
+
+/* 0, or -1 when the kernel offers no config (kc is then empty, and every option unknown). */
+int mgb_kconfig_load(struct mgb_kconfig *kc);
+void mgb_kconfig_free(struct mgb_kconfig *kc);
+/* An option's value ("y", "250", a string without its quotes) in buf, or NULL when unset. */
+const char *mgb_kconfig_value(const struct mgb_kconfig *kc, const char *name, char *buf, size_t len);
+/* Is the option built in or a module? */
+bool mgb_kconfig_enabled(const struct mgb_kconfig *kc, const char *name);
+
 #define MGB_DEBUGFS_COUNTERS "/sys/kernel/debug/multigrain_timestamps"
 
 /* The four global counters of /sys/kernel/debug/multigrain_timestamps, in the kernel's order. */
