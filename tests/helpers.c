@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "helpers.h"
+#include "probe.h"
 #include "proc.h"
 #include "target.h"
 #include "util.h"
@@ -12,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,10 +93,69 @@ static bool have_program(const char *name)
 	return mgb_find_program(name, NULL, path, sizeof(path)) == 0;
 }
 
+/* Registered (/proc/filesystems), or a module the first mount will load. */
+static bool have_filesystem(const char *fs)
+{
+	static const char *const suffixes[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
+	char line[128], path[512];
+	struct utsname u;
+	bool found = false;
+	FILE *f = fopen("/proc/filesystems", "re");
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *name = strrchr(line, '\t');
+
+		name = name ? name + 1 : line;
+		name[strcspn(name, "\n")] = '\0';
+		found = !strcmp(name, fs);
+	}
+	if (f)
+		fclose(f);
+	for (size_t i = 0; !found && uname(&u) == 0 && i < MGB_ARRAY_SIZE(suffixes); i++) {
+		snprintf(path, sizeof(path), "/lib/modules/%s/kernel/fs/%s/%s%s", u.release, fs, fs, suffixes[i]);
+		found = access(path, R_OK) == 0;
+	}
+	return found;
+}
+
+static void require_filesystems(const char *list)
+{
+	char *copy = strdup(list), *save = NULL, why[160];
+
+	for (char *fs = strtok_r(copy, ",", &save); fs; fs = strtok_r(NULL, ",", &save))
+		if (!have_filesystem(fs)) {
+			snprintf(why, sizeof(why), "the kernel has no %s (not registered, no module)", fs);
+			t_skip(why);
+		}
+	free(copy);
+}
+
+static void require_kernel_config(const char *const *options)
+{
+	struct mgb_kconfig kc;
+	char why[160];
+
+	if (!options || !*options || mgb_kconfig_load(&kc))
+		return;
+	for (const char *const *o = options; *o; o++)
+		if (!mgb_kconfig_enabled(&kc, *o)) {
+			snprintf(why, sizeof(why), "the kernel was built without %s (%s)", *o, kc.source);
+			t_skip(why);
+		}
+	mgb_kconfig_free(&kc);
+}
+
 void t_require(const struct t_needs *needs)
 {
+	const char *quick = getenv("MGB_CHECK_QUICK");
+
+	if (needs->slow && quick && *quick && strcmp(quick, "0"))
+		t_skip("slow: make check runs it, make check-quick does not");
 	if (needs->root && geteuid() != 0)
 		t_skip("needs root (scratch filesystems)");
+	if (needs->filesystems)
+		require_filesystems(needs->filesystems);
+	require_kernel_config(needs->kernel_config);
 #ifndef HAVE_LIBNFS
 	if (needs->libnfs)
 		t_skip("built without libnfs (no NFS backends)");

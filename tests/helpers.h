@@ -68,6 +68,15 @@ struct t_needs {
 	/* Programs the test drives, NULL-terminated (a path, or a name looked up in PATH).  ./bootstrap
 	 * installs them all, so a missing one fails the test: skipping would test nothing. */
 	const char *const *programs;
+	/* Filesystems the test mounts, comma-separated (T_FS_ALL): skip if the kernel has one
+	 * neither registered nor as a module. */
+	const char *filesystems;
+	/* Kernel options the test needs (NULL-terminated, "CONFIG_IO_URING"): skip if the running
+	 * kernel's config says one is not set; run if the config cannot be read. */
+	const char *const *kernel_config;
+	/* Takes minutes (guests, kernel builds, servers, sweeps): make check runs it, make
+	 * check-quick (MGB_CHECK_QUICK=1) skips it. */
+	bool slow;
 };
 void t_require(const struct t_needs *needs);
 /* t_require() of root alone. */

@@ -23,6 +23,7 @@ check() { # check DESCRIPTION COMMAND...: record a failure and go on
 	fi
 }
 
+case "${MGB_CHECK_QUICK:-0}" in 0|"") ;; *) say "skip: slow: make check runs it, make check-quick does not"; exit 77 ;; esac
 [ "$(id -u)" = 0 ] || { say "skip: needs root (mgbench vm, sshd)"; exit 77; }
 for tool in ansible-playbook /usr/sbin/sshd ssh ssh-keygen python3 qemu-system-x86_64; do
 	command -v "$tool" >/dev/null 2>&1 || { say "skip: $tool not installed (./bootstrap installs it)"; exit 77; }

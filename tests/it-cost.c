@@ -62,7 +62,7 @@ int main(void)
 	struct t_output o;
 	json_t *doc, *cell;
 
-	t_require_root();
+	t_require(&(struct t_needs){ .root = true, .filesystems = T_FS_MULTIGRAIN, .slow = true });
 	t_host_snapshot(&before);
 	t_mgbench(&o, fsync_args);
 	T_CHECK(o.status == 0, "cost --sync fsync: exit %d: %s", o.status, o.err);

@@ -158,7 +158,7 @@ int main(void)
 	json_t *doc, *cell;
 	FILE *f;
 
-	t_require_root();
+	t_require(&(struct t_needs){ .root = true, .filesystems = T_FS_MULTIGRAIN, .slow = true });
 	snprintf(path, sizeof(path), "%s", t_result_path("fio.json"));
 	snprintf(basic, sizeof(basic), "%s", t_result_path("fio-basic.json"));
 	snprintf(bad, sizeof(bad), "%s", t_result_path("bad.json"));

@@ -288,7 +288,7 @@ int main(void)
 	bool compiled;
 	char *release = NULL;
 
-	t_require_root();
+	t_require(&(struct t_needs){ .root = true, .slow = true });
 	T_RUN(not_a_tree());
 	T_RUN(bad_patch_fails_early());
 

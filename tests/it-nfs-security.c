@@ -509,7 +509,7 @@ int main(void)
 	static const char *const programs[] = { "/usr/bin/ganesha.nfsd", NULL };
 	const char *only = getenv("IT_NFS_ONLY"); /* for a reproducer by hand: d1, d2, d7, d8, d31 */
 
-	t_require(&(struct t_needs){ .root = true, .libnfs = true, .programs = programs });
+	t_require(&(struct t_needs){ .root = true, .libnfs = true, .programs = programs, .slow = true });
 	t_result_path("x"); /* the test's TMPDIR, before any run */
 	t_case("d1: an unprivileged client");
 	if (!only || strstr(only, "d1"))

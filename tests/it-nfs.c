@@ -480,7 +480,7 @@ int main(void)
 {
 	static const char *const programs[] = { "/usr/bin/ganesha.nfsd", NULL };
 
-	t_require(&(struct t_needs){ .root = true, .libnfs = true, .programs = programs });
+	t_require(&(struct t_needs){ .root = true, .libnfs = true, .programs = programs, .slow = true });
 	T_RUN(write_and_rename());
 	T_RUN(revalidate());
 	T_RUN(ramfs_unsupported());

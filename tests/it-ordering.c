@@ -183,7 +183,7 @@ int main(void)
 	struct t_host before;
 	char dir[512], out[512];
 
-	t_require_root();
+	t_require(&(struct t_needs){ .root = true, .filesystems = T_FS_ALL, .slow = true });
 	/* debugfs for background_updates(), in a namespace of our own (runs inherit a copy) */
 	if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
 		mount("none", "/sys/kernel/debug", "debugfs", 0, NULL);

@@ -36,7 +36,7 @@ int main(void)
 	const char *path;
 	struct t_output o;
 
-	t_require(&(struct t_needs){ .root = true, .programs = programs });
+	t_require(&(struct t_needs){ .root = true, .programs = programs, .slow = true });
 	path = t_result_path("progress.json");
 	/* about 3 s of writes on tmpfs */
 	snprintf(args, sizeof(args), "run write --fs tmpfs --rounds 1000000 -o %s", path);

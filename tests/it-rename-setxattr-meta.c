@@ -182,7 +182,7 @@ int main(void)
 {
 	struct t_host before;
 
-	t_require_root();
+	t_require(&(struct t_needs){ .root = true, .filesystems = T_FS_ALL, .slow = true });
 	t_host_snapshot(&before);
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(bad_cases); i++)
 		T_RUN(run_bad_case(&bad_cases[i]));

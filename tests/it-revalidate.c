@@ -356,7 +356,7 @@ int main(void)
 {
 	struct t_host before;
 
-	t_require_root();
+	t_require(&(struct t_needs){ .root = true, .filesystems = T_FS_ALL });
 	t_host_snapshot(&before);
 	T_RUN(sequenced());
 	T_RUN(compare_per_opportunity());

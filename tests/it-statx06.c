@@ -159,7 +159,7 @@ int main(void)
 {
 	struct t_host before;
 
-	t_require_root();
+	t_require(&(struct t_needs){ .root = true, .filesystems = T_FS_ALL, .slow = true });
 	t_host_snapshot(&before);
 	T_RUN(run_statx06("spin", "0", "100"));
 	T_RUN(run_statx06("sleep", "1", "25"));

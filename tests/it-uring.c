@@ -357,9 +357,10 @@ int main(void)
 	const char *const xattr_args[] = { "run", "setxattr", "--fs", T_FS_MULTIGRAIN, "--backend", "uring",
 					   "--rounds", "1000", "--link", NULL };
 	static const char *const ops[] = { "truncate", "link", "unlink", "fallocate" };
+	static const char *const kernel_config[] = { "CONFIG_IO_URING", NULL };
 	struct t_host before;
 
-	t_require_root();
+	t_require(&(struct t_needs){ .root = true, .filesystems = T_FS_ALL, .kernel_config = kernel_config, .slow = true });
 	t_host_snapshot(&before);
 	T_RUN(write_every(false));
 	T_RUN(write_every(true));

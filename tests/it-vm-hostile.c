@@ -518,7 +518,7 @@ int main(void)
 	DIR *d;
 	struct dirent *e;
 
-	t_require_root();
+	t_require(&(struct t_needs){ .root = true, .slow = true });
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	e612 = shared_entry("linux-image-6.12");
 	esid = shared_entry("linux-image-7");

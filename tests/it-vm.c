@@ -150,7 +150,7 @@ int main(void)
 	json_t *doc;
 	FILE *f;
 
-	t_require_root();
+	t_require(&(struct t_needs){ .root = true, .slow = true });
 	t_host_snapshot(&before);
 
 	/* not a kernel: refused before anything boots */

@@ -84,7 +84,7 @@ int main(void)
 	struct t_host before;
 	json_t *doc, *cell;
 
-	t_require_root();
+	t_require(&(struct t_needs){ .root = true, .filesystems = T_FS_ALL });
 	t_host_snapshot(&before);
 	t_mgbench(&o, args);
 	T_CHECK(o.status == 0, "exit %d: %s", o.status, o.err);
