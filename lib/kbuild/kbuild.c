@@ -337,6 +337,8 @@ struct job {
 	size_t npatches;
 	char *user_frag, *cache, *key_dir, *work;
 	char key[65], frag_sha[65];
+	char *compiler;   /* gcc --version's first line: in the key and the manifest */
+	char *ccache_env; /* CCACHE_DIR=..., when ccache is installed: builds go through it */
 	bool progress; /* stages and a redrawn line, on a terminal */
 	enum mgb_kb_progress compile_progress;
 };
@@ -436,11 +438,15 @@ static int build(struct job *j, char *err)
 			goto out;
 	}
 	fflush(logf);
+	/* through ccache when it is there: a series' prefixes differ in a few files, so a rebuild after
+	 * the first compiles those alone (every build runs in the same work directory, so the
+	 * compiler sees the same paths) */
+	const char *env[] = { j->ccache_env, NULL };
 	const char *mk[] = { "make", "-C", src, ostr, "ARCH=x86_64", "LOCALVERSION=", "KBUILD_BUILD_USER=mgbench",
-			     "KBUILD_BUILD_HOST=mgbench", jobs, NULL, NULL };
+			     "KBUILD_BUILD_HOST=mgbench", jobs, j->ccache_env ? "CC=ccache gcc" : "CC=gcc", NULL, NULL };
 	stage(j, "configuring (tinyconfig + %s)", b->config ? "mgbench's fragment + yours" : "mgbench's fragment");
-	mk[9] = "tinyconfig";
-	if ((st = mgb_kb_run_logged(mk, NULL, logfd, MGB_KB_PROGRESS_NONE, "", err))) {
+	mk[10] = "tinyconfig";
+	if ((st = mgb_kb_run_logged(mk, NULL, env, logfd, MGB_KB_PROGRESS_NONE, "", err))) {
 		if (st > 0)
 			make_failed(j, "tinyconfig", st, log, err);
 		goto out;
@@ -455,8 +461,8 @@ static int build(struct job *j, char *err)
 			goto out;
 		}
 	}
-	mk[9] = "olddefconfig";
-	if ((st = mgb_kb_run_logged(mk, NULL, logfd, MGB_KB_PROGRESS_NONE, "", err))) {
+	mk[10] = "olddefconfig";
+	if ((st = mgb_kb_run_logged(mk, NULL, env, logfd, MGB_KB_PROGRESS_NONE, "", err))) {
 		if (st > 0)
 			make_failed(j, "olddefconfig", st, log, err);
 		goto out;
@@ -467,8 +473,8 @@ static int build(struct job *j, char *err)
 	    (j->user_frag && mgb_kb_config_known(src, p, j->user_frag, b->config, err)) || stopped(err))
 		goto out;
 	stage(j, "compiling (make %s bzImage)", jobs);
-	mk[9] = "bzImage";
-	if ((st = mgb_kb_run_logged(mk, NULL, logfd, j->compile_progress, "mgbench kernel: compiling", err))) {
+	mk[10] = "bzImage";
+	if ((st = mgb_kb_run_logged(mk, NULL, env, logfd, j->compile_progress, "mgbench kernel: compiling", err))) {
 		if (st < 0)
 			goto out;
 		if (keep_log(j, log, p, sizeof(p)))
@@ -521,8 +527,7 @@ static int build(struct job *j, char *err)
 		goto out;
 	snprintf(config_sha, sizeof(config_sha), "%s",
 		 json_string_value(json_object_get(hashes, ".config")));
-	const char *gccv[] = { "gcc", "--version", NULL };
-	char *compiler = first_line_of(gccv), when[32];
+	char when[32];
 	time_t now = time(NULL);
 	struct tm tm;
 
@@ -532,14 +537,14 @@ static int build(struct job *j, char *err)
 	for (size_t i = 0; i < j->npatches; i++)
 		json_array_append_new(pl, json_pack("{s:s, s:s}", "name", j->patches[i].name, "sha256",
 						    j->patches[i].sha256));
-	m = json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:s, s:s?, s:s?, s:s?, s:s, s:f, s:i, s:s, s:s}",
+	m = json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:s, s:s?, s:s?, s:s?, s:s, s:f, s:i, s:s, s:s, s:b, s:i}",
 		      "source", j->src.label, "version", j->src.version, "release", release, "patches", pl,
 		      "config_sha256", config_sha, "sha256", hashes, "fragment_sha256", j->frag_sha,
 		      "config_fragment", b->config,
 		      "source_package", j->src.package, "source_package_version", j->src.pkg_version,
 		      "built", when, "build_s", b->build_s, "jobs", (int)b->jobs, "compiler",
-		      compiler ? compiler : "?", "mgbench_version", PACKAGE_VERSION);
-	free(compiler);
+		      j->compiler, "mgbench_version", PACKAGE_VERSION, "ccache", j->ccache_env != NULL,
+		      "build_procedure", MGB_KBUILD_PROCEDURE);
 	hashes = NULL; /* the manifest has it, or json_pack dropped it */
 	if (!m) {
 		mgb_err(err, "cannot make the manifest");
@@ -702,6 +707,20 @@ static void collect_stale(const char *kbuild)
 		closedir(d);
 }
 
+/* The compiler, for the key; ccache, when installed, with its cache beside mgbench's builds. */
+static int compiler_and_ccache(struct job *j, char *err)
+{
+	static const char *const gccv[] = { "gcc", "--version", NULL };
+	char path[PATH_MAX];
+
+	if (!(j->compiler = first_line_of(gccv)))
+		return mgb_err(err, "gcc --version gave nothing");
+	if (mgb_find_program("ccache", NULL, path, sizeof(path)) == 0 &&
+	    asprintf(&j->ccache_env, "CCACHE_DIR=%s/ccache", j->cache) < 0)
+		return mgb_err(err, "out of memory");
+	return 0;
+}
+
 /* The version as a file name: a Makefile's EXTRAVERSION can hold anything ("/../"). */
 static void key_version(const char *v, char *out, size_t len)
 {
@@ -717,9 +736,9 @@ static void key_version(const char *v, char *out, size_t len)
 int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 {
 	struct job j = { .b = b };
-	char keytext[8192], p[PATH_MAX], kver[128], lockpath[PATH_MAX + 8] = "", *keyname = NULL;
+	char keytext[8192], p[PATH_MAX], kver[128], lockpath[PATH_MAX + 8] = "", *keyname = NULL, *buildlock = NULL;
 	json_t *hashes = NULL;
-	int rc = -1, lockfd = -1;
+	int rc = -1, lockfd = -1, buildfd = -1;
 	size_t kl;
 
 	j.progress = !b->quiet && isatty(2);
@@ -742,11 +761,14 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 	if (mgb_kb_patches(b->patches, &j.patches, &j.npatches, err))
 		goto out;
 	if (!(j.cache = mgb_cache_dir(err)) || cache_subdir(j.cache, "src", err) ||
-	    cache_subdir(j.cache, "kbuild", err) || mgb_kb_source_get(b->source, j.cache, b->quiet, &j.src, err))
+	    cache_subdir(j.cache, "kbuild", err) || cache_subdir(j.cache, "ccache", err) ||
+	    compiler_and_ccache(&j, err) || mgb_kb_source_get(b->source, j.cache, b->quiet, &j.src, err))
 		goto out;
 
-	/* the key: what the source is, the fragments, the patches in order */
-	snprintf(keytext, sizeof(keytext), "mgbench kernel build 1\narch x86_64\nsource %s\n", j.src.id);
+	/* the key: how mgbench builds, the compiler, what the source is, the fragments, the patches in
+	 * order */
+	snprintf(keytext, sizeof(keytext), "mgbench kernel build %d\narch x86_64\ncompiler %s\nsource %s\n",
+		 MGB_KBUILD_PROCEDURE, j.compiler, j.src.id);
 	kl = strlen(keytext);
 	mgb_sha256_buf(mgb_kbuild_fragment, strlen(mgb_kbuild_fragment), j.frag_sha);
 	kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "fragment %s\n", j.frag_sha);
@@ -766,7 +788,8 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 	mgb_sha256_buf(keytext, kl, j.key);
 	key_version(j.src.version, kver, sizeof(kver));
 	if (asprintf(&keyname, "%s/kbuild/%s-%.16s", j.cache, kver, j.key) < 0 ||
-	    asprintf(&j.key_dir, "%s", keyname) < 0 || asprintf(&j.work, "%s.work", keyname) < 0) {
+	    asprintf(&j.key_dir, "%s", keyname) < 0 || asprintf(&j.work, "%s/kbuild/build.work", j.cache) < 0 ||
+	    asprintf(&buildlock, "%s/kbuild/build.lock", j.cache) < 0) {
 		mgb_err(err, "out of memory");
 		goto out;
 	}
@@ -783,8 +806,18 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 		if (!b->quiet && !j.progress)
 			fprintf(stderr, "mgbench kernel: building %s (%s%s) with -j%u\n", j.src.label, j.src.version,
 				j.npatches ? " + patches" : "", b->jobs);
-		if (build(&j, err))
+		/* one compile at a time, whatever its key: it has every CPU, and the work directory is
+		 * the same for all (ccache's hits need the same paths) */
+		if ((buildfd = lock_key(buildlock)) < 0) {
+			mgb_err(err, "cannot lock %s: %s", buildlock, strerror(errno));
 			goto out;
+		}
+		rc = build(&j, err);
+		unlock_key(buildlock, buildfd);
+		buildfd = -1;
+		if (rc)
+			goto out;
+		rc = -1;
 	}
 	if (from_cache(b, j.key_dir, &hashes, err) || stopped(err))
 		goto out;
@@ -809,6 +842,9 @@ out:
 	free(j.cache);
 	free(j.key_dir);
 	free(j.work);
+	free(j.compiler);
+	free(j.ccache_env);
+	free(buildlock);
 	free(keyname);
 	return rc;
 }

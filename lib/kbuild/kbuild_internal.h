@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* How mgbench builds a kernel, in every cache key and manifest: a change to the procedure that
+ * changes what it makes gets new keys. */
+#define MGB_KBUILD_PROCEDURE 2
+
 /* The kernel source: a pristine tree never written to. */
 struct mgb_kb_source {
 	char *tree;         /* the tree to copy from */
@@ -54,10 +58,10 @@ int mgb_kb_config_parse(const char *fragment, const char *what, char *err);
  * second, or (stderr a log or a CI job's output) one line every 30 s. */
 enum mgb_kb_progress { MGB_KB_PROGRESS_NONE, MGB_KB_PROGRESS_TTY, MGB_KB_PROGRESS_LINES };
 
-/* Run argv in cwd, output appended to log, showing progress (elapsed time and the current make
+/* Run argv in cwd with env (NAME=VALUE strings, or NULL), output appended to log, showing progress (elapsed time and the current make
  * target) labelled label.  Returns the exit status, or -1 (also when SIGINT or SIGTERM came: the
  * child's process group is then stopped). */
-int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, enum mgb_kb_progress progress,
-		      const char *label, char *err);
+int mgb_kb_run_logged(const char *const argv[], const char *cwd, const char *const *env, int logfd,
+		      enum mgb_kb_progress progress, const char *label, char *err);
 
 #endif

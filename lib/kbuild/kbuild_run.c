@@ -60,10 +60,10 @@ static void make_child_setup(void *arg)
 		unsetenv(drop[i]);
 }
 
-int mgb_kb_run_logged(const char *const argv[], const char *cwd, int logfd, enum mgb_kb_progress progress,
-		      const char *label, char *err)
+int mgb_kb_run_logged(const char *const argv[], const char *cwd, const char *const *env, int logfd,
+		      enum mgb_kb_progress progress, const char *label, char *err)
 {
-	struct mgb_proc_spec spec = { .argv = argv, .path_search = true, .cwd = cwd, .out = MGB_PROC_PIPE,
+	struct mgb_proc_spec spec = { .argv = argv, .path_search = true, .cwd = cwd, .env = env, .out = MGB_PROC_PIPE,
 				      .err = MGB_PROC_WITH_OUT, .death_signal = SIGTERM, .setup = make_child_setup };
 	struct mgb_proc child;
 	int rfd, status;

@@ -245,7 +245,7 @@ static int copy_entries(const char *tree, const char *to, const char *flags, int
 			snprintf(dest, sizeof(dest), "%s/", to);
 			const char *argv[] = { "cp", flags, "--", from, dest, NULL };
 
-			st = mgb_kb_run_logged(argv, NULL, logfd, MGB_KB_PROGRESS_NONE, "", err);
+			st = mgb_kb_run_logged(argv, NULL, NULL, logfd, MGB_KB_PROGRESS_NONE, "", err);
 		}
 		free(ents[i]);
 	}
