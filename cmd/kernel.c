@@ -104,6 +104,7 @@ static const struct {
 	const char *summary;
 } subcommands[] = {
 	{ "build", cmd_kernel_build, "build a guest kernel from a source and patches, cached" },
+	{ "bisect", cmd_kernel_bisect, "find the patch of a series that changes a metric" },
 };
 
 static void usage(FILE *f)

@@ -8,6 +8,7 @@
 #define MGB_KBUILD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct mgb_kbuild {
 	const char *source;          /* a kernel tree, or debian:6.1 / debian:6.12 */
@@ -27,6 +28,12 @@ struct mgb_kbuild {
  * patch, an option that did not stick, a compile error: its log's tail went to stderr). */
 int mgb_kbuild_run(struct mgb_kbuild *b, char *err);
 void mgb_kbuild_free(struct mgb_kbuild *b);
+
+/* The patch files that --patches arguments name, in the order a build applies them (a directory:
+ * its *.patch, *.diff and *.mbox files in name order), as absolute paths in *files; for kernel
+ * bisect, which builds the series' prefixes.  -1 with err for a missing or empty patch. */
+int mgb_kbuild_series(const char *const *args, char ***files, size_t *n, char *err);
+void mgb_kbuild_series_free(char **files, size_t n);
 
 /* The fragment compiled in from lib/kbuild/kernel.config. */
 extern const char mgb_kbuild_fragment[];

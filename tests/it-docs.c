@@ -108,9 +108,9 @@ static bool man_options(const char *path, struct optset *s, char *th, size_t thl
 	return true;
 }
 
-/* cmd's --help against mgbench-<cmd>.1; a command with subcommands (kernel) has its options in
- * the subcommand's --help, so sub names it. */
-static void check_command(const char *src, const char *cmd, const char *sub)
+/* cmd's --help against its man page (mgbench-<cmd>.1 unless page names another); a command with
+ * subcommands (kernel) has its options in the subcommand's --help, so sub names it. */
+static void check_command(const char *src, const char *cmd, const char *sub, const char *page)
 {
 	const char *args[] = { cmd, sub ?: "--help", sub ? "--help" : NULL, NULL };
 	struct optset help = { 0 }, man = { 0 };
@@ -120,7 +120,10 @@ static void check_command(const char *src, const char *cmd, const char *sub)
 	t_mgbench(&o, args);
 	T_CHECK(o.status == 0, "%s --help exits 0, got %d", cmd, o.status);
 	help_options(o.out, &help);
-	snprintf(path, sizeof(path), "%s/man/mgbench-%s.1", src, cmd);
+	if (page)
+		snprintf(path, sizeof(path), "%s/man/%s", src, page);
+	else
+		snprintf(path, sizeof(path), "%s/man/mgbench-%s.1", src, cmd);
 	T_CHECK(man_options(path, &man, th, sizeof(th)), "%s is readable", path);
 	for (unsigned i = 0; i < help.n; i++)
 		T_CHECK(has(&man, help.name[i]), "%s --help lists %s; mgbench-%s.1 has no entry for it", cmd,
@@ -147,14 +150,14 @@ static void check_th(const char *src, const char *page)
 int main(void)
 {
 	const char *src = getenv("srcdir") ?: ".";
-	const char *commands[][2] = { { "run" }, { "list" }, { "info" }, { "compare" }, { "report" }, { "plot" },
-				      { "vm" }, { "kernel", "build" } };
+	const char *commands[][3] = { { "run" }, { "list" }, { "info" }, { "compare" }, { "report" }, { "plot" },
+				      { "vm" }, { "kernel", "build" }, { "kernel", "bisect", "mgbench-kernel-bisect.1" } };
 	const char *pages[] = { "mgbench.1", "mgbench-run.1", "mgbench-list.1", "mgbench-info.1", "mgbench-compare.1",
-				"mgbench-report.1", "mgbench-plot.1", "mgbench-vm.1", "mgbench-kernel.1", "mgbench-json.5",
+				"mgbench-report.1", "mgbench-plot.1", "mgbench-vm.1", "mgbench-kernel.1", "mgbench-kernel-bisect.1", "mgbench-json.5",
 				"mgbench-workloads.7", "workloads.d/00-head.roff" };
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		T_RUN(check_command(src, commands[i][0], commands[i][1]));
+		T_RUN(check_command(src, commands[i][0], commands[i][1], commands[i][2]));
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
 		T_RUN(check_th(src, pages[i]));
 	return t_result();

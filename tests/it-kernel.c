@@ -81,6 +81,38 @@ static const char fuzzy_patch[] =
 	"+EXTRAVERSION = -fuzzy\n"
 	" NAME = Not The Name\n";
 
+/* Two patches for kernel bisect, after the extraversion one: a comment, then current_time() from
+ * the fine clock, the naive design multigrain replaces (every write a new ctime). */
+static const char comment_patch[] =
+	"mgbench it-kernel: a comment, which changes no stamp\n"
+	"\n"
+	"--- a/fs/inode.c\n"
+	"+++ b/fs/inode.c\n"
+	"@@ -2524,7 +2524,7 @@\n"
+	"  * @inode: inode.\n"
+	"  *\n"
+	"  * Return the current time truncated to the time granularity supported by\n"
+	"- * the fs.\n"
+	"+ * the fs, from the coarse clock: one value per tick.\n"
+	"  *\n"
+	"  * Note that inode and inode->sb cannot be NULL.\n"
+	"  * Otherwise, the function warns and returns time without truncation.\n";
+
+static const char fine_patch[] =
+	"mgbench it-kernel: every stamp from the fine clock\n"
+	"\n"
+	"--- a/fs/inode.c\n"
+	"+++ b/fs/inode.c\n"
+	"@@ -2533,7 +2533,7 @@\n"
+	" {\n"
+	" \tstruct timespec64 now;\n"
+	" \n"
+	"-\tktime_get_coarse_real_ts64(&now);\n"
+	"+\tktime_get_real_ts64(&now);\n"
+	" \n"
+	" \tif (unlikely(!inode->i_sb)) {\n"
+	" \t\tWARN(1, \"current_time() called with uninitialized super_block in the inode\");\n";
+
 static void not_a_tree(void)
 {
 	const char *dir = tmp_path("notakernel");
@@ -252,6 +284,44 @@ static void boot(const char *kdir, const char *release)
 	json_decref(doc);
 }
 
+/*
+ * kernel bisect over extraversion (known good: the build above, from the cache), the comment and
+ * the fine clock names the fine clock on both filesystems, having tried the comment's prefix; the
+ * prefixes after the first come from ccache.
+ */
+static void bisect(const char *extraversion)
+{
+	const char *p2 = tmp_path("0002-comment.patch"), *p3 = tmp_path("0003-fine-clock.patch");
+	const char *out = tmp_path("bisect");
+	char doc[700];
+	struct t_output o;
+	double t0 = now_s();
+
+	write_file(p2, comment_patch);
+	write_file(p3, fine_patch);
+	const char *args[] = { "kernel", "bisect", "--source", "debian:6.1", "--patches", extraversion, "--patches", p2,
+			       "--patches", p3, "--good", "1", "--metric", "distinct", "-o", out, "--", "run", "write",
+			       "--fs", "ext4,tmpfs", "--rounds", "2000", NULL };
+	t_mgbench(&o, args);
+	fprintf(stderr, "bisect: %.0f s\n%s%s", now_s() - t0, o.out, o.err);
+	T_CHECK(o.status == 0, "kernel bisect exits 0, got %d", o.status);
+	T_CHECK(strstr(o.out, "ext4: first changed by patch 3 of 3, it-kernel-") &&
+			strstr(o.out, "tmpfs: first changed by patch 3 of 3, it-kernel-"),
+		"names the fine clock's patch on ext4 and tmpfs: %s", o.out);
+	T_CHECK(strstr(o.out, "0003-fine-clock.patch (better distinct") != NULL, "the change is better distinct: %s",
+		o.out);
+	for (int k = 1; k <= 3; k++) {
+		snprintf(doc, sizeof(doc), "%s/prefix-%02d.json", out, k);
+		T_CHECK(access(doc, R_OK) == 0, "prefix %d was run: %s", k, doc);
+	}
+	snprintf(doc, sizeof(doc), "%s/prefix-00.json", out);
+	T_CHECK(access(doc, F_OK) != 0, "the prefix below --good was not built");
+	t_output_free(&o);
+	mgb_remove_tree(out);
+	unlink(p2);
+	unlink(p3);
+}
+
 /* A build's key lock goes with the build: the cache keeps no .lock nobody holds. */
 static void no_lock_left_behind(void)
 {
@@ -327,6 +397,7 @@ int main(void)
 	T_RUN(no_lock_left_behind());
 	if (release)
 		T_RUN(boot(out, release));
+	T_RUN(bisect(patch));
 	free(release);
 	mgb_remove_tree(out);
 	mgb_remove_tree(out2);

@@ -122,6 +122,32 @@ fail:
 	return -1;
 }
 
+int mgb_kbuild_series(const char *const *args, char ***files, size_t *n, char *err)
+{
+	struct mgb_kb_patch *p;
+
+	*files = NULL;
+	if (mgb_kb_patches(args, &p, n, err))
+		return -1;
+	if (*n && !(*files = calloc(*n, sizeof(**files)))) {
+		mgb_kb_patches_free(p, *n);
+		return mgb_err(err, "out of memory");
+	}
+	for (size_t i = 0; i < *n; i++) {
+		(*files)[i] = p[i].path; /* the list takes the paths */
+		p[i].path = NULL;
+	}
+	mgb_kb_patches_free(p, *n);
+	return 0;
+}
+
+void mgb_kbuild_series_free(char **files, size_t n)
+{
+	for (size_t i = 0; files && i < n; i++)
+		free(files[i]);
+	free(files);
+}
+
 /* What went wrong, from patch's output: the first failing hunk and its file. */
 static void explain(const char *out, char *why, size_t len)
 {
