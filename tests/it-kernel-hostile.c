@@ -296,6 +296,38 @@ static void sigkill_during_copy(void)
 	rmdir(held);
 }
 
+/* A --source tree is keyed by its contents: built twice it comes from the cache (the first
+ * build's hard-link copy changed every file's ctime), a new ctime alone keeps the key, a
+ * changed file gets a new one. */
+static void source_tree_key(void)
+{
+	char extra[32];
+
+	snprintf(extra, sizeof(extra), "-key%d", (int)getpid()); /* a tree no earlier run built */
+	const char *tree = fake_tree("keytree", extra, NULL, NULL);
+	const char *args[] = { "kernel", "build", "--source", tree, NULL };
+	const char *linked = path_of("keytree-link");
+	char *out, p[800];
+	int rc;
+
+	rc = run(args, 20, &out);
+	T_CHECK(rc == 0 && !strstr(out, "from the cache"), "the first build builds: %d %s", rc, out);
+	free(out);
+	rc = run(args, 20, &out);
+	T_CHECK(rc == 0 && strstr(out, "from the cache"), "built again, the tree hits the cache: %d %s", rc, out);
+	free(out);
+	snprintf(p, sizeof(p), "%s/Kconfig", tree);
+	T_CHECK(link(p, linked) == 0 && chmod(p, 0644) == 0, "a new ctime for %s", p);
+	rc = run(args, 20, &out);
+	T_CHECK(rc == 0 && strstr(out, "from the cache"), "a new ctime keeps the key: %d %s", rc, out);
+	free(out);
+	unlink(linked);
+	write_file(p, "source \"arch/x86/Kconfig\"\n# changed\n");
+	rc = run(args, 20, &out);
+	T_CHECK(rc == 0 && !strstr(out, "from the cache"), "a changed file gets a new key: %d %s", rc, out);
+	free(out);
+}
+
 /* D16: a failed make tinyconfig points to a log that exists and holds make's output. */
 static void config_failure_keeps_log(void)
 {
@@ -533,6 +565,7 @@ int main(void)
 	T_RUN(signal_during_make(SIGINT));
 	T_RUN(signal_during_make(SIGTERM));
 	T_RUN(sigkill_during_copy());
+	T_RUN(source_tree_key());
 	T_RUN(config_failure_keeps_log());
 	T_RUN(bad_inputs(tree));
 	T_RUN(config_fragments(tree));
