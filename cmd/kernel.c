@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_SOURCE = 256, OPT_PATCHES, OPT_CONFIG };
+enum { OPT_SOURCE = 256, OPT_PATCHES, OPT_CONFIG, OPT_FUZZ };
 
 static const struct mgb_cmd_option build_options[] = {
 	{ "source", 0, "SRC", "a kernel tree (never modified), or a Debian\nkernel (linux-source-*, fetched into the cache)",
@@ -24,6 +24,7 @@ static const struct mgb_cmd_option build_options[] = {
 	  "a patch file, or a directory of *.patch/*.diff/*.mbox\napplied in name order; repeat to add more, in order",
 	  OPT_PATCHES },
 	{ "config", 0, "FRAG", "more config options (CONFIG_X=y lines), checked too", OPT_CONFIG },
+	{ "fuzz", 0, "N", "let a hunk's context miss N lines (default 0; the\nmanifest records each hunk moved)", OPT_FUZZ },
 	{ "jobs", 'j', "N", "make jobs (default: the CPU count)", 'j' },
 	{ "output", 'o', "DIR", "copy the build here (default: its cache directory)", 'o' },
 	{ "quiet", 'q', NULL, "errors only", 'q' },
@@ -58,6 +59,13 @@ static int cmd_kernel_build(int argc, char **argv)
 		case OPT_SOURCE: b.source = optarg; break;
 		case OPT_PATCHES: patches[n++] = optarg; break;
 		case OPT_CONFIG: b.config = optarg; break;
+		case OPT_FUZZ:
+			if (mgb_parse_u64(optarg, &j) || j > 3) {
+				free(patches);
+				return mgb_usage_error("kernel build", "--fuzz wants 0 to 3 lines, not '%s'", optarg);
+			}
+			b.fuzz = (unsigned)j;
+			break;
 		case 'j':
 			if (mgb_parse_u64(optarg, &j) || j < 1 || j > 1024) {
 				free(patches);

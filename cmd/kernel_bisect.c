@@ -30,13 +30,14 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OPT_SOURCE = 256, OPT_PATCHES, OPT_CONFIG, OPT_METRIC, OPT_GOOD, OPT_CPUS, OPT_MEM, OPT_TIMEOUT };
+enum { OPT_SOURCE = 256, OPT_PATCHES, OPT_CONFIG, OPT_FUZZ, OPT_METRIC, OPT_GOOD, OPT_CPUS, OPT_MEM, OPT_TIMEOUT };
 
 static const struct mgb_cmd_option options[] = {
 	{ "source", 0, "SRC", "a kernel tree or a Debian kernel, as kernel build", OPT_SOURCE },
 	{ "patches", 0, "P", "the series, as kernel build: a file or a directory,\nrepeat to add more, in order",
 	  OPT_PATCHES },
 	{ "config", 0, "FRAG", "more config options, as kernel build", OPT_CONFIG },
+	{ "fuzz", 0, "N", "patch's fuzz, as kernel build (default 0)", OPT_FUZZ },
 	{ "metric", 0, "M", "the metric judged (a column header or key, as\ncompare's --metrics)", OPT_METRIC },
 	{ "good", 0, "N", "the prefix known not to change it: the first N\npatches (default 0, the source alone)",
 	  OPT_GOOD },
@@ -71,7 +72,7 @@ struct bisect {
 	/* the request */
 	const char **patch_args;
 	const char *source, *config, *metric, *outdir, *cpus, *mem, *timeout;
-	unsigned jobs;
+	unsigned jobs, fuzz;
 	bool quiet;
 	char **run_argv; /* "run", WORKLOAD, ... */
 	int run_argc;
@@ -82,7 +83,6 @@ struct bisect {
 	json_t **docs;
 	char **kdirs;
 	double *build_s;
-	char self[PATH_MAX];
 };
 
 static const char *base_name(const char *path)
@@ -95,7 +95,8 @@ static const char *base_name(const char *path)
 /* Build the first k patches (or find them in the cache): the build directory in b->kdirs[k]. */
 static int build_prefix(struct bisect *b, size_t k, char *err)
 {
-	struct mgb_kbuild kb = { .source = b->source, .config = b->config, .jobs = b->jobs, .quiet = b->quiet };
+	struct mgb_kbuild kb = { .source = b->source, .config = b->config, .jobs = b->jobs, .quiet = b->quiet,
+				 .fuzz = b->fuzz };
 	const char **patches = calloc(k + 1, sizeof(*patches));
 	int rc;
 
@@ -132,7 +133,8 @@ static int run_guest(struct bisect *b, size_t k, const char *doc, char *err)
 
 	if (!argv)
 		return mgb_err(err, "out of memory");
-	argv[n++] = b->self;
+	/* this program, even if a newer one has replaced its file during a long bisect */
+	argv[n++] = "/proc/self/exe";
 	argv[n++] = "vm";
 	argv[n++] = "--kernel";
 	argv[n++] = b->kdirs[k];
@@ -392,6 +394,11 @@ static int parse(struct bisect *b, int argc, char **argv, int *n_patches)
 		case OPT_SOURCE: b->source = optarg; break;
 		case OPT_PATCHES: b->patch_args[(*n_patches)++] = optarg; break;
 		case OPT_CONFIG: b->config = optarg; break;
+		case OPT_FUZZ:
+			if (mgb_parse_u64(optarg, &v) || v > 3)
+				return mgb_usage_error("kernel bisect", "--fuzz wants 0 to 3 lines, not '%s'", optarg);
+			b->fuzz = (unsigned)v;
+			break;
 		case OPT_METRIC: b->metric = optarg; break;
 		case OPT_GOOD:
 			if (mgb_parse_u64(optarg, &v) || v > 10000)
@@ -438,7 +445,6 @@ int cmd_kernel_bisect(int argc, char **argv)
 	struct fs_result *res = NULL;
 	unsigned nfs = 0;
 	int n_patches = 0, rc = MGB_EXIT_FAIL, c;
-	ssize_t l;
 
 	if (!(b.patch_args = calloc((size_t)argc + 1, sizeof(*b.patch_args))))
 		return MGB_EXIT_FAIL;
@@ -461,11 +467,6 @@ int cmd_kernel_bisect(int argc, char **argv)
 				     b.n);
 		goto out;
 	}
-	if ((l = readlink("/proc/self/exe", b.self, sizeof(b.self) - 1)) < 0) {
-		mgb_err(err, "cannot find this program: %s", strerror(errno));
-		goto out;
-	}
-	b.self[l] = '\0';
 	b.docs = calloc(b.n + 1, sizeof(*b.docs));
 	b.kdirs = calloc(b.n + 1, sizeof(*b.kdirs));
 	b.build_s = calloc(b.n + 1, sizeof(*b.build_s));

@@ -15,6 +15,7 @@ struct mgb_kbuild {
 	const char *const *patches;  /* files or directories of patches, in order; NULL-terminated */
 	const char *config;          /* the user's fragment, or NULL */
 	const char *output;          /* -o DIR, or NULL: the cache entry is the build directory */
+	unsigned fuzz;               /* patch's --fuzz (0: a hunk's context must match exactly) */
 	unsigned jobs;
 	bool quiet;
 	/* results */

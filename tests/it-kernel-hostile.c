@@ -328,6 +328,47 @@ static void source_tree_key(void)
 	free(out);
 }
 
+/* --fuzz N lets a hunk whose last context line is wrong apply, and the manifest says where and
+ * with what fuzz it went; without it the same patch fails naming its hunk. */
+static void fuzz_recorded(void)
+{
+	char extra[32], patch[800], text[400], *out, *nl;
+	const char *p = path_of("fuzzy.patch");
+
+	snprintf(extra, sizeof(extra), "-fz%d", (int)getpid());
+	const char *tree = fake_tree("fuzztree", extra, NULL, NULL);
+	/* says line 2 (it is 1) and ends on a context line the Makefile does not have */
+	snprintf(text, sizeof(text),
+		 "--- a/Makefile\n+++ b/Makefile\n@@ -2,5 +2,5 @@\n VERSION = 6\n PATCHLEVEL = 1\n"
+		 "-SUBLEVEL = 0\n+SUBLEVEL = 7\n EXTRAVERSION = %s\n not this line\n", extra);
+	write_file(p, text);
+	snprintf(patch, sizeof(patch), "%s", p);
+	const char *strict[] = { "kernel", "build", "-q", "--source", tree, "--patches", patch, NULL };
+	const char *fuzzy[] = { "kernel", "build", "-q", "--source", tree, "--patches", patch, "--fuzz", "1", NULL };
+	int rc = run(strict, 20, &out);
+
+	T_CHECK(rc == 1 && strstr(out, "hunk #1 of Makefile FAILED"), "fuzz 0 refuses it, naming the hunk: %d %s", rc,
+		out);
+	free(out);
+	rc = run(fuzzy, 20, &out);
+	T_CHECK(rc == 0, "--fuzz 1 applies it: %d %s", rc, out);
+	if ((nl = strchr(out, '\n')))
+		*nl = '\0';
+	char manifest[900];
+
+	snprintf(manifest, sizeof(manifest), "%s/manifest.json", out);
+	json_t *m = t_load(manifest), *moved = json_object_get(json_array_get(json_object_get(m, "patches"), 0), "moved");
+	json_t *h = json_array_get(moved, 0);
+
+	T_CHECK(json_integer_value(json_object_get(m, "fuzz")) == 1, "the manifest has fuzz 1");
+	T_CHECK(json_array_size(moved) == 1 && json_integer_value(json_object_get(h, "fuzz")) == 1 &&
+			json_integer_value(json_object_get(h, "offset")) == -1 &&
+			!strcmp(json_string_value(json_object_get(h, "file")) ?: "", "Makefile"),
+		"the manifest records the hunk: fuzz 1, offset -1 in Makefile (%s)", manifest);
+	json_decref(m);
+	free(out);
+}
+
 /* D16: a failed make tinyconfig points to a log that exists and holds make's output. */
 static void config_failure_keeps_log(void)
 {
@@ -566,6 +607,7 @@ int main(void)
 	T_RUN(signal_during_make(SIGTERM));
 	T_RUN(sigkill_during_copy());
 	T_RUN(source_tree_key());
+	T_RUN(fuzz_recorded());
 	T_RUN(config_failure_keeps_log());
 	T_RUN(bad_inputs(tree));
 	T_RUN(config_fragments(tree));

@@ -434,7 +434,7 @@ static int build(struct job *j, char *err)
 	}
 	for (size_t i = 0; i < j->npatches; i++) {
 		stage(j, "applying %s", j->patches[i].name);
-		if (stopped(err) || mgb_kb_patch_apply(src, &j->patches[i], logf, err))
+		if (stopped(err) || mgb_kb_patch_apply(src, &j->patches[i], b->fuzz, logf, err))
 			goto out;
 	}
 	fflush(logf);
@@ -535,16 +535,18 @@ static int build(struct job *j, char *err)
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	pl = json_array();
 	for (size_t i = 0; i < j->npatches; i++)
-		json_array_append_new(pl, json_pack("{s:s, s:s}", "name", j->patches[i].name, "sha256",
-						    j->patches[i].sha256));
-	m = json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:s, s:s?, s:s?, s:s?, s:s, s:f, s:i, s:s, s:s, s:b, s:i}",
+		json_array_append_new(pl, json_pack("{s:s, s:s, s:O?}", "name", j->patches[i].name, "sha256",
+						    j->patches[i].sha256, "moved",
+						    j->patches[i].moved && json_array_size(j->patches[i].moved)
+							    ? j->patches[i].moved : NULL));
+	m = json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:s, s:s?, s:s?, s:s?, s:s, s:f, s:i, s:s, s:s, s:b, s:i, s:i}",
 		      "source", j->src.label, "version", j->src.version, "release", release, "patches", pl,
 		      "config_sha256", config_sha, "sha256", hashes, "fragment_sha256", j->frag_sha,
 		      "config_fragment", b->config,
 		      "source_package", j->src.package, "source_package_version", j->src.pkg_version,
 		      "built", when, "build_s", b->build_s, "jobs", (int)b->jobs, "compiler",
 		      j->compiler, "mgbench_version", PACKAGE_VERSION, "ccache", j->ccache_env != NULL,
-		      "build_procedure", MGB_KBUILD_PROCEDURE);
+		      "build_procedure", MGB_KBUILD_PROCEDURE, "fuzz", (int)b->fuzz);
 	hashes = NULL; /* the manifest has it, or json_pack dropped it */
 	if (!m) {
 		mgb_err(err, "cannot make the manifest");
@@ -778,6 +780,8 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 		mgb_sha256_buf(j.user_frag, strlen(j.user_frag), h);
 		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "user-fragment %s\n", h);
 	}
+	if (b->fuzz) /* fuzz 0 keeps the keys builds had before --fuzz existed */
+		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "fuzz %u\n", b->fuzz);
 	for (size_t i = 0; i < j.npatches && kl < sizeof(keytext); i++)
 		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "patch %s %s\n", j.patches[i].sha256,
 				       j.patches[i].name);

@@ -5,6 +5,8 @@
 
 #include "kbuild.h"
 
+#include <jansson.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -33,13 +35,16 @@ struct mgb_kb_patch {
 	char *name;    /* file name, as the manifest records it */
 	char *path;
 	char sha256[65];
+	json_t *moved;  /* after applying: the hunks that did not land where the patch says, each
+			 * {file, hunk, line, offset, fuzz}, for the manifest */
 };
 /* The patches the arguments name, in order (a directory: its *.patch, *.diff, *.mbox files in
  * name order).  *n may be 0. */
 int mgb_kb_patches(const char *const *args, struct mgb_kb_patch **out, size_t *n, char *err);
 void mgb_kb_patches_free(struct mgb_kb_patch *p, size_t n);
-/* Apply one patch to tree (patch -p1); on failure err names the patch and its first failing hunk. */
-int mgb_kb_patch_apply(const char *tree, const struct mgb_kb_patch *p, FILE *log, char *err);
+/* Apply one patch to tree (patch -p1 --fuzz=fuzz); on failure err names the patch and its first
+ * failing hunk.  p->moved gets the hunks patch moved or fuzzed. */
+int mgb_kb_patch_apply(const char *tree, struct mgb_kb_patch *p, unsigned fuzz, FILE *log, char *err);
 
 /* Check every option line of fragment (CONFIG_X=v or "# CONFIG_X is not set") against the
  * .config at path, except those requested again later or in override (whose requests win);

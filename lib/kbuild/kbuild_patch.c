@@ -24,6 +24,7 @@ void mgb_kb_patches_free(struct mgb_kb_patch *p, size_t n)
 	for (size_t i = 0; p && i < n; i++) {
 		free(p[i].name);
 		free(p[i].path);
+		json_decref(p[i].moved);
 	}
 	free(p);
 }
@@ -194,17 +195,46 @@ static void explain(const char *out, char *why, size_t len)
 	free(dup);
 }
 
-int mgb_kb_patch_apply(const char *tree, const struct mgb_kb_patch *p, FILE *log, char *err)
+/* "Hunk #2 succeeded at 2530 (offset 4 lines)." or "... with fuzz 1 (offset -2 lines).": where
+ * patch put the hunks it did not put where the patch says. */
+static json_t *moved_hunks(const char *out)
 {
-	/* --fuzz=0: a hunk whose context does not match exactly fails, never lands elsewhere (GNU
-	 * patch's default fuzz of 2 ignores two lines of context each side) */
-	const char *argv[] = { "patch", "-p1", "--forward", "--batch", "--no-backup-if-mismatch", "--fuzz=0",
+	char file[200] = "?", *dup = strdup(out ? out : ""), *save = NULL;
+	json_t *moved = json_array();
+
+	for (char *l = dup ? strtok_r(dup, "\n", &save) : NULL; l && moved; l = strtok_r(NULL, "\n", &save)) {
+		const char *f = strstr(l, " with fuzz "), *o = strstr(l, "(offset ");
+		int hunk, line;
+
+		if (sscanf(l, "patching file %199s", file) == 1)
+			continue;
+		if (sscanf(l, "Hunk #%d succeeded at %d", &hunk, &line) == 2)
+			json_array_append_new(moved, json_pack("{s:s, s:i, s:i, s:i, s:i}", "file", file, "hunk", hunk,
+							       "line", line, "offset", o ? atoi(o + 8) : 0, "fuzz",
+							       f ? atoi(f + 11) : 0));
+	}
+	free(dup);
+	return moved;
+}
+
+int mgb_kb_patch_apply(const char *tree, struct mgb_kb_patch *p, unsigned fuzz, FILE *log, char *err)
+{
+	/* --fuzz=0 by default: a hunk whose context does not match exactly fails, never lands
+	 * elsewhere (GNU patch's default fuzz of 2 ignores two lines of context each side) */
+	char fz[32];
+
+	snprintf(fz, sizeof(fz), "--fuzz=%u", fuzz);
+	const char *argv[] = { "patch", "-p1", "--forward", "--batch", "--no-backup-if-mismatch", fz,
 			       "-r", "-", "-d", tree, "-i", p->path, NULL };
 	char *out = NULL, why[200];
 	int st = mgb_capture(argv, NULL, &out, err);
 
 	if (log)
-		fprintf(log, "== patch -p1 --fuzz=0 < %s\n%s", p->path, out ? out : "");
+		fprintf(log, "== patch -p1 %s < %s\n%s", fz, p->path, out ? out : "");
+	if (st == 0) {
+		json_decref(p->moved);
+		p->moved = moved_hunks(out);
+	}
 	if (st > 0) {
 		explain(out, why, sizeof(why));
 		mgb_err(err, "patch %s does not apply: %s", p->name, why);
