@@ -117,6 +117,27 @@ static void check_cells(json_t *doc, const char *who, bool multigrain)
 }
 
 /* Start a boot in the background, stop mgbench with sig once qemu runs: no qemu may remain. */
+/* cost with its default load in a guest: fio and its job files came in the initramfs, so the
+ * load is fio, as on the host. */
+static void cost_in_guest(void)
+{
+	const char *path = t_result_path("vm-cost.json");
+	const char *args[] = { "vm", "--quiet", "--kernel", "debian:unstable", "--", "run", "cost", "--fs", "tmpfs",
+			       "--rounds", "2000", "--cycles", "1", "-o", path, NULL };
+	struct t_output o;
+	json_t *doc, *cell;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "cost in a guest: exit %d: %s", o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(path);
+	cell = t_cell(doc, "cost", "tmpfs");
+	T_CHECK(cell && !strcmp(json_string_value(mgb_json_path(cell, "metrics.load.name")) ?: "", "fio"),
+		"the guest's cost ran fio (load.name %s)",
+		json_string_value(mgb_json_path(cell, "metrics.load.name")) ?: "?");
+	json_decref(doc);
+}
+
 static void signal_leaves_no_qemu(int sig)
 {
 	const char *path = t_result_path(sig == SIGKILL ? "killed.json" : "interrupted.json");
@@ -212,6 +233,7 @@ int main(void)
 	doc = vm_run("debian:unstable", "vm-unstable.json");
 	T_RUN(check_cells(doc, "debian:unstable", true));
 	json_decref(doc);
+	T_RUN(cost_in_guest());
 
 	/* boot 3: a guest whose /init exits: the panic is recognised, not waited out */
 	{

@@ -10,7 +10,9 @@
 #include "vm.h"
 #include "util.h"
 #include "target.h"
+#include "fio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -150,6 +152,46 @@ static int add_program(const char *root, const char *host, const char *guest, ch
 	rc = copy_file(host, dst, 0755, err);
 	free(dst);
 	return rc ? rc : copy_libraries(root, host, err);
+}
+
+/*
+ * fio and cost's job files, at the paths this mgbench looks for them (its configured fio, its
+ * installed job directory), so that `cost --load auto` runs the same load in a guest as on the
+ * host.  Without fio on the host, none in the guest: cost falls back to its builtin load there
+ * too, as its cells say.
+ */
+static int add_fio(const char *root, char *err)
+{
+	char job[PATH_MAX], e[MGB_ERR_LEN], *dir;
+	struct dirent *ent;
+	DIR *d;
+	int rc = 0;
+
+	if (!FIO_PATH[0] || access(FIO_PATH, X_OK))
+		return 0;
+	if (add_program(root, FIO_PATH, FIO_PATH, err))
+		return -1;
+	if (mgb_fio_job_path("overwrite.fio", job, sizeof(job), e))
+		return 0; /* no job files to carry: the guest's cost says so, as the host's would */
+	dir = dirname(job);
+	if (!(d = opendir(dir)))
+		return mgb_err(err, "cannot read %s: %s", dir, strerror(errno));
+	while (!rc && (ent = readdir(d))) {
+		size_t l = strlen(ent->d_name);
+		char src[PATH_MAX + 256], *dst;
+
+		if (l < 5 || strcmp(ent->d_name + l - 4, ".fio"))
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", dir, ent->d_name);
+		if (asprintf(&dst, "%s%s/%s", root, MGB_FIO_JOBDIR, ent->d_name) < 0) {
+			rc = mgb_err(err, "out of memory");
+			break;
+		}
+		rc = copy_file(src, dst, 0644, err);
+		free(dst);
+	}
+	closedir(d);
+	return rc;
 }
 
 /* Copy (and decompress) module i to /lib/mgbench-modules/NNN-name.ko, NNN the load order. */
@@ -301,6 +343,8 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 		rc = -1;
 	}
 	if (!access("/etc/mke2fs.conf", R_OK) && copy_same(root, "/etc/mke2fs.conf", err))
+		goto out;
+	if (add_fio(root, err))
 		goto out;
 	free(p);
 	if (asprintf(&p, "%s/etc/mtab", root) < 0)
