@@ -45,6 +45,12 @@ void mgb_kconfig_free(struct mgb_kconfig *kc);
 const char *mgb_kconfig_value(const struct mgb_kconfig *kc, const char *name, char *buf, size_t len);
 /* Is the option built in or a module? */
 bool mgb_kconfig_enabled(const struct mgb_kconfig *kc, const char *name);
+/* The options that change what mgbench measures (tick, timers, clock, preemption, code
+ * generation), NULL-terminated: recorded in every document, the host's and a guest's. */
+extern const char *const mgb_kconfig_recorded[];
+/* The running kernel's: {"file", "options": {each recorded option: value or null}, "preempt":
+ * the dynamic preemption model in effect}, file null (and a reason) when no config is readable. */
+json_t *mgb_kconfig_json(void);
 
 #define MGB_DEBUGFS_COUNTERS "/sys/kernel/debug/multigrain_timestamps"
 

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include "helpers.h"
+#include "result.h"
 
 #include <math.h>
 #include <string.h>
@@ -74,6 +75,26 @@ static void query_two(void)
 	t_output_free(&o);
 }
 
+/* The document records the kernel's config, and its HZ is the tick the probe measured (a
+ * kernel without a readable config says so instead). */
+static void kernel_config(json_t *doc)
+{
+	json_t *cfg = mgb_json_path(doc, "kernel.config");
+	const char *hz = json_string_value(mgb_json_path(doc, "kernel.config.options.CONFIG_HZ"));
+	double tick = json_number_value(mgb_json_path(doc, "kernel.clocks.coarse_tick_ns"));
+
+	T_CHECK(json_is_object(cfg), "kernel.config is there");
+	if (json_is_null(json_object_get(cfg, "file"))) {
+		T_CHECK(json_is_string(json_object_get(cfg, "reason")), "no config: a reason");
+		printf("# no kernel config readable here: HZ not judged\n");
+		return;
+	}
+	T_CHECK(hz && atoi(hz) > 0, "CONFIG_HZ recorded from %s", json_string_value(json_object_get(cfg, "file")));
+	if (hz && atoi(hz) > 0)
+		T_CHECK(fabs(tick - 1e9 / atoi(hz)) < 0.1 * 1e9 / atoi(hz),
+			"the measured tick %.0f ns is CONFIG_HZ=%s's", tick, hz);
+}
+
 int main(void)
 {
 	static const char *const mg[] = { "ext4", "xfs", "btrfs", "tmpfs" };
@@ -96,6 +117,7 @@ int main(void)
 	if (!doc)
 		return t_result();
 	T_CHECK(json_is_false(json_object_get(doc, "interrupted")), "not interrupted");
+	T_RUN(kernel_config(doc));
 	for (size_t i = 0; i < 4; i++) {
 		cell = t_cell(doc, "write", mg[i]);
 		T_CHECK(cell != NULL, "%s cell present", mg[i]);

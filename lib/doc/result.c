@@ -28,9 +28,9 @@ json_t *mgb_kernel_json(const struct mgb_clockinfo *ci)
 	mgb_mg_counters_read(&c);
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(events); i++)
 		json_object_set_new(tps, events[i], json_boolean(mgb_tracepoint_exists("timestamp", events[i])));
-	return MGB_JSON_PACK("{s:o, s:o, s:s, s:o, s:b, s:o}",
+	return MGB_JSON_PACK("{s:o, s:o, s:s, s:o, s:o, s:b, s:o}",
 			 "release", mgb_json_text(u.release), "version", mgb_json_text(u.version), "machine", u.machine,
-			 "clocks", mgb_clock_to_json(ci),
+			 "clocks", mgb_clock_to_json(ci), "config", mgb_kconfig_json(),
 			 "multigrain_debugfs", c.valid,
 			 "timestamp_tracepoints", tps);
 }

@@ -6,6 +6,7 @@
  * (CONFIG_IKCONFIG_PROC) through gzip: a kernel that offers neither leaves it unknown.
  */
 #include "config.h"
+#include "json_text.h"
 #include "probe.h"
 #include "proc.h"
 #include "util.h"
@@ -139,4 +140,49 @@ bool mgb_kconfig_enabled(const struct mgb_kconfig *kc, const char *name)
 	char v[8];
 
 	return mgb_kconfig_value(kc, name, v, sizeof(v)) && (!strcmp(v, "y") || !strcmp(v, "m"));
+}
+
+const char *const mgb_kconfig_recorded[] = {
+	"CONFIG_HZ", "CONFIG_HZ_PERIODIC", "CONFIG_NO_HZ_IDLE", "CONFIG_NO_HZ_FULL", "CONFIG_HIGH_RES_TIMERS",
+	"CONFIG_KVM_GUEST", "CONFIG_PARAVIRT_CLOCK", "CONFIG_PREEMPT_NONE", "CONFIG_PREEMPT_VOLUNTARY",
+	"CONFIG_PREEMPT", "CONFIG_PREEMPT_DYNAMIC", "CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE",
+	"CONFIG_CC_OPTIMIZE_FOR_SIZE", NULL,
+};
+
+/* With PREEMPT_DYNAMIC the model is chosen at boot: "none (voluntary) full" names it. */
+static json_t *preempt_in_effect(void)
+{
+	char line[128] = "", *open, *close;
+	FILE *f = fopen("/sys/kernel/debug/sched/preempt", "re");
+
+	if (f && !fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	if (f)
+		fclose(f);
+	if (!(open = strchr(line, '(')) || !(close = strchr(open, ')')))
+		return json_null();
+	*close = '\0';
+	return mgb_json_text(open + 1);
+}
+
+json_t *mgb_kconfig_json(void)
+{
+	struct mgb_kconfig kc;
+	json_t *opts;
+	char v[64];
+
+	if (mgb_kconfig_load(&kc))
+		return MGB_JSON_PACK("{s:n, s:s, s:o}", "file", "reason",
+				     "neither /boot/config-$(uname -r) nor /proc/config.gz", "preempt",
+				     preempt_in_effect());
+	opts = json_object();
+	for (size_t i = 0; mgb_kconfig_recorded[i]; i++) {
+		const char *val = mgb_kconfig_value(&kc, mgb_kconfig_recorded[i], v, sizeof(v));
+
+		json_object_set_new(opts, mgb_kconfig_recorded[i], val ? mgb_json_text(val) : json_null());
+	}
+	json_t *out = MGB_JSON_PACK("{s:s, s:o, s:o}", "file", kc.source, "options", opts, "preempt",
+				    preempt_in_effect());
+	mgb_kconfig_free(&kc);
+	return out;
 }

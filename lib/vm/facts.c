@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "json_text.h"
+#include "probe.h"
 #include "util.h"
 #include "vm.h"
 
@@ -16,13 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The options recorded: what changes what mgbench measures. */
-static const char *const recorded[] = {
-	"CONFIG_HZ", "CONFIG_HZ_PERIODIC", "CONFIG_NO_HZ_IDLE", "CONFIG_NO_HZ_FULL", "CONFIG_HIGH_RES_TIMERS",
-	"CONFIG_KVM_GUEST", "CONFIG_PARAVIRT_CLOCK", "CONFIG_PREEMPT_NONE", "CONFIG_PREEMPT_VOLUNTARY",
-	"CONFIG_PREEMPT", "CONFIG_PREEMPT_DYNAMIC", "CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE",
-	"CONFIG_CC_OPTIMIZE_FOR_SIZE",
-};
+/* The options recorded (mgb_kconfig_recorded): what changes what mgbench measures. */
+#define recorded mgb_kconfig_recorded
 
 /* The kernel's config file, if one is known: NULL when none. */
 static char *config_path(const struct mgb_vm_kernel *k)
@@ -60,7 +56,7 @@ json_t *mgb_vm_kernel_config_json(const struct mgb_vm_kernel *k)
 		return MGB_JSON_PACK("{s:n, s:s}", "file", "reason", "no config beside the kernel image");
 	}
 	opts = json_object();
-	for (size_t i = 0; i < MGB_ARRAY_SIZE(recorded); i++)
+	for (size_t i = 0; recorded[i]; i++)
 		json_object_set_new(opts, recorded[i], json_null()); /* not set, unless the file says */
 	while (fgets(line, sizeof(line), f)) {
 		char *eq = strchr(line, '=');
