@@ -441,7 +441,10 @@ static int build(struct job *j, char *err)
 	/* through ccache when it is there: a series' prefixes differ in a few files, so a rebuild after
 	 * the first compiles those alone (every build runs in the same work directory, so the
 	 * compiler sees the same paths) */
-	const char *env[] = { j->ccache_env, NULL };
+	/* the hard-link copy gives every source file a new ctime, and make writes the generated
+	 * headers just before compiling: without this sloppiness ccache would refuse its direct
+	 * mode for every file and run the preprocessor on each hit (it still hashes the contents) */
+	const char *env[] = { j->ccache_env, "CCACHE_SLOPPINESS=include_file_ctime,include_file_mtime", NULL };
 	const char *mk[] = { "make", "-C", src, ostr, "ARCH=x86_64", "LOCALVERSION=", "KBUILD_BUILD_USER=mgbench",
 			     "KBUILD_BUILD_HOST=mgbench", jobs, j->ccache_env ? "CC=ccache gcc" : "CC=gcc", NULL, NULL };
 	stage(j, "configuring (tinyconfig + %s)", b->config ? "mgbench's fragment + yours" : "mgbench's fragment");
