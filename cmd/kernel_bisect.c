@@ -332,7 +332,8 @@ static void print_value(double v)
 /* The prefixes tried, each with its metric per filesystem, then the answer per filesystem. */
 static void report(struct bisect *b, const char *const *fs, unsigned nfs, const struct fs_result *res)
 {
-	printf("kernel bisect of %s on %s, %zu patches, good prefix %zu\n\n", b->metric, b->source, b->n, b->good);
+	printf("kernel bisect of %s on %s, %zu patches, good prefix %zu\n", b->metric, b->source, b->n, b->good);
+	printf("(each prefix's value as compare gives it: a proportion is events per trial)\n\n");
 	printf("%-6s %-40.40s", "prefix", "last patch");
 	for (unsigned f = 0; f < nfs; f++)
 		printf(" %12.12s", fs[f]);
@@ -362,6 +363,9 @@ static void report(struct bisect *b, const char *const *fs, unsigned nfs, const 
 			printf("%s: not decided: %s\n", r->fs, r->err);
 		else if (!r->first)
 			printf("%s: no prefix up to the whole series changes %s\n", r->fs, b->metric);
+		else if (r->at_first.p < 1e-300) /* below a double's range: compare prints it so too */
+			printf("%s: first changed by patch %zu of %zu, %s (%s %s, p<1e-300)\n", r->fs, r->first, b->n,
+			       base_name(b->files[r->first - 1]), r->at_first.verdict, b->metric);
 		else
 			printf("%s: first changed by patch %zu of %zu, %s (%s %s, p=%.2g)\n", r->fs, r->first, b->n,
 			       base_name(b->files[r->first - 1]), r->at_first.verdict, b->metric, r->at_first.p);
