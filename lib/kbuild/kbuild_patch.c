@@ -59,6 +59,7 @@ static int add(struct mgb_kb_patch **v, size_t *n, const char *path, char *err)
 	if (!(nv = realloc(*v, (*n + 1) * sizeof(**v))))
 		return mgb_err(err, "out of memory");
 	*v = nv;
+	nv[*n].moved = NULL;
 	/* absolute: patch runs with -d TREE */
 	if (!(nv[*n].path = realpath(path, NULL)))
 		return mgb_err(err, "patch %.200s: %s", path, strerror(errno));
