@@ -36,6 +36,7 @@ struct mgb_ctx {
 	const struct mgb_clockinfo *clock;
 	struct mgb_progress *progress;
 	json_t *metrics; /* the workload adds its metrics here */
+	json_t *warnings; /* cell.warnings: mgb_warn() appends, the runner owns it */
 	char err[MGB_ERR_LEN];
 	/* Set with err when the backend or filesystem cannot do the operation at all (EOPNOTSUPP):
 	 * the cell is "unsupported", which is reported but does not fail the run.  Set it through
@@ -156,6 +157,8 @@ void mgb_options_print(FILE *out, const struct mgb_workload *w);
 /* A workload's failure with -errno r (or 0): the message in ctx->err, and the cell "unsupported"
  * when r is -EOPNOTSUPP.  Returns -1, for `return mgb_fail(...)`. */
 int mgb_fail(struct mgb_ctx *ctx, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A line for the cell's warnings: what makes this cell's figures mean less than they say. */
+void mgb_warn(struct mgb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Around the measured loop: the cell's counters.multigrain covers this window only. */
 void mgb_measure_begin(struct mgb_ctx *ctx);

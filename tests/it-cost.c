@@ -12,12 +12,17 @@
  *   the writer time-slice one CPU, so queries bunch up and few writes follow one, and other
  *   processes' fine stamps lift the global floor, which changes the unqueried file's ctime (and
  *   costs handles) in the size and none phases too.
+ *   Phases sized by time (--phase-ms): each wrote for its time, its rate is its writes over that
+ *   time, the order rotates between cycles, the ratios are the medians of each cycle's pair,
+ *   the background is taken out by time, and phases under a second are flagged.
  *   --crosstalk: nobody queries the measured file, yet while another process does write+statx on
  *   a tmpfs, its ctime changes many times a tick (the global floor) and ext4 pays a handle each.
  */
 #include "config.h"
 #include "helpers.h"
+#include "result.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,9 +48,69 @@ static json_t *phase(json_t *cell, const char *kind)
 
 static double num(json_t *ph, const char *sub, const char *key)
 {
-	json_t *v = json_object_get(json_object_get(ph, sub), key);
+	json_t *v = sub ? json_object_get(json_object_get(ph, sub), key) : json_object_get(ph, key);
 
 	return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+/* The cycle's phase of a kind. */
+static json_t *phase_in(json_t *cell, const char *kind, int cycle)
+{
+	json_t *ph;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(cell, "metrics"), "phases"), i, ph)
+		if (!strcmp(json_string_value(json_object_get(ph, "kind")), kind) &&
+		    json_integer_value(json_object_get(ph, "cycle")) == cycle)
+			return ph;
+	return NULL;
+}
+
+/* --phase-ms 600 --cycles 2: time-sized, rotated, paired, background-corrected, flagged short. */
+static void timed_phases(json_t *cell, const char *fs)
+{
+	json_t *m = json_object_get(cell, "metrics"), *ph, *spread = json_object_get(m, "ctime_size_ratio_spread");
+	double r0 = num(phase_in(cell, "ctime", 0), NULL, "writes_per_s") / num(phase_in(cell, "size", 0), NULL, "writes_per_s");
+	double r1 = num(phase_in(cell, "ctime", 1), NULL, "writes_per_s") / num(phase_in(cell, "size", 1), NULL, "writes_per_s");
+	json_t *rates = mgb_json_path(m, "idle.counters_per_s");
+	const char *first0 = NULL, *first1 = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(m, "phases"), i, ph) {
+		double load = num(ph, NULL, "load_ns"), writes = num(ph, NULL, "writes");
+
+		/* the builtin loop checks the clock before each write: it stops within one write */
+		T_CHECK(load >= 600e6 && load < 600e6 + 100e6, "%s phase %zu wrote for %g ms of 600", fs, i, load / 1e6);
+		T_CHECK(fabs(num(ph, NULL, "writes_per_s") - writes / load * 1e9) < 1e-6 * writes / load * 1e9,
+			"%s phase %zu: the rate is its %g writes over its %g ms", fs, i, writes, load / 1e6);
+		T_CHECK(json_is_true(json_object_get(ph, "short")), "%s phase %zu: under a second is short", fs, i);
+		if (num(ph, NULL, "position") == 0)
+			*(num(ph, NULL, "cycle") == 0 ? &first0 : &first1) = json_string_value(json_object_get(ph, "kind"));
+	}
+	T_CHECK(first0 && first1 && strcmp(first0, first1), "%s: the order rotates (cycle 0 starts with %s, 1 with %s)",
+		fs, first0 ?: "?", first1 ?: "?");
+	/* the ratio is the median of the cycles' own ratios, not a ratio of medians */
+	T_CHECK(num(spread, NULL, "n") == 2 && fabs(num(spread, NULL, "min") - fmin(r0, r1)) < 1e-9 &&
+			fabs(num(spread, NULL, "max") - fmax(r0, r1)) < 1e-9 &&
+			fabs(t_metric(cell, "ctime_size_ratio") - (r0 + r1) / 2) < 1e-9,
+		"%s: ctime/size %g is the median of the cycles' %g and %g", fs, t_metric(cell, "ctime_size_ratio"), r0, r1);
+	T_CHECK(json_is_array(json_object_get(cell, "warnings")) &&
+			strstr(json_string_value(json_array_get(json_object_get(cell, "warnings"),
+								json_array_size(json_object_get(cell, "warnings")) - 1)) ?: "",
+			       "phases wrote for under"),
+		"%s: the short phases are in the cell's warnings", fs);
+	/* the background by time: the corrected figure is the raw one less the idle rate x window */
+	ph = phase_in(cell, "ctime", 0);
+	T_CHECK(json_is_object(rates) &&
+			(json_is_number(json_object_get(rates, "block_writes_per_s")) || !strcmp(fs, "tmpfs")),
+		"%s: the idle background as rates per second (tmpfs has no device)", fs);
+	if (json_is_number(json_object_get(rates, "block_writes_per_s")))
+		T_CHECK(fabs(num(ph, "background_corrected", "block_writes_per_1000") -
+			     1000 * (num(ph, "counters", "block_writes") -
+				     json_number_value(json_object_get(rates, "block_writes_per_s")) * num(ph, NULL, "window_ns") / 1e9) /
+				     num(ph, NULL, "writes")) < 1e-6,
+			"%s: block writes less the background by time (%g raw, %g corrected per 1000)", fs,
+			num(ph, "counters", "block_writes_per_1000"), num(ph, "background_corrected", "block_writes_per_1000"));
 }
 
 int main(void)
@@ -55,15 +120,17 @@ int main(void)
 					   "--poll", "none", "--load", "builtin", "--cycles", "1", "--rounds", "50", "-q", "-o", path, NULL };
 	char path2[600];
 	const char *const poll_args[] = { "run", "cost", "--load", "builtin", "--fs", T_FS_MULTIGRAIN, "--poll-rate", "100000",
-					  "--cycles", "1", "--rounds", "100000", "-o", path2, NULL };
+					  "--cycles", "2", "--phase-ms", "600", "-o", path2, NULL };
 	const char *const cross_args[] = { "run", "cost", "--load", "builtin", "--crosstalk", "--fs", "ext4", "--cycles",
 					   "1", "--rounds", "100000", "-q", "-o", path2, NULL };
 	struct t_host before;
 	struct t_output o;
 	json_t *doc, *cell;
+	char name[64];
 
 	t_require(&(struct t_needs){ .root = true, .filesystems = T_FS_MULTIGRAIN, .slow = true });
 	t_host_snapshot(&before);
+	t_case("fsync: counters move");
 	t_mgbench(&o, fsync_args);
 	T_CHECK(o.status == 0, "cost --sync fsync: exit %d: %s", o.status, o.err);
 	t_output_free(&o);
@@ -83,6 +150,7 @@ int main(void)
 		counter(cell, "block_writes"));
 	json_decref(doc);
 
+	t_case("pollers");
 	snprintf(path2, sizeof(path2), "%s", t_result_path("poll.json"));
 	t_mgbench(&o, poll_args);
 	T_CHECK(o.status == 0, "cost with pollers: exit %d: %s", o.status, o.err);
@@ -92,15 +160,20 @@ int main(void)
 	doc = t_load(path2);
 	for (size_t i = 0; doc && i < json_array_size(json_object_get(doc, "cells")); i++) {
 		cell = json_array_get(json_object_get(doc, "cells"), i);
+		snprintf(name, sizeof(name), "%s: a complete cell, timed phases", json_string_value(json_object_get(cell, "fs")));
+		t_case(name);
 		T_CHECK(!strcmp(json_string_value(json_object_get(cell, "status")), "ok") &&
 				t_metric(cell, "ctime_size_ratio") > 0 && t_metric(cell, "ctime_none_ratio") > 0,
 			"%s: a complete cell", json_string_value(json_object_get(cell, "fs")));
+		timed_phases(cell, json_string_value(json_object_get(cell, "fs")));
 		T_CHECK(num(phase(cell, "ctime"), "write_clat_ns", "p50") > 0 &&
 				num(phase(cell, "ctime"), "write_clat_ns", "p99") >= num(phase(cell, "ctime"), "write_clat_ns", "p50"),
 			"%s: the builtin load's write latencies (p50 %g, p99 %g ns)",
 			json_string_value(json_object_get(cell, "fs")), num(phase(cell, "ctime"), "write_clat_ns", "p50"),
 			num(phase(cell, "ctime"), "write_clat_ns", "p99"));
+		t_case_end();
 	}
+	t_case("ext4: a ctime poller costs handles");
 	cell = doc ? t_cell(doc, "cost", "ext4") : NULL;
 	{
 		json_t *c = phase(cell, "ctime"), *sz = phase(cell, "size");
@@ -126,6 +199,7 @@ int main(void)
 	}
 	json_decref(doc);
 
+	t_case("crosstalk");
 	snprintf(path2, sizeof(path2), "%s", t_result_path("crosstalk.json"));
 	t_mgbench(&o, cross_args);
 	T_CHECK(o.status == 0, "cost --crosstalk: exit %d: %s", o.status, o.err);
@@ -164,6 +238,7 @@ int main(void)
 		T_CHECK(t_metric(cell, "crosstalk_alone_ratio") > 0, "ext4: crosstalk/alone IOPS ratio recorded");
 	}
 	json_decref(doc);
+	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after cost");
 	return t_result();
 }

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -38,7 +39,8 @@ static json_t *phase(json_t *cell, const char *kind)
 }
 
 /* Every phase of the cell is a fio run of rounds writes with its numbers read. */
-static void complete_fio_cell(json_t *cell, const char *fs, double rounds)
+/* rounds > 0: phases of that many writes (--phase-ms rounds); else phases of phase_ms. */
+static void complete_fio_cell(json_t *cell, const char *fs, double rounds, double phase_ms)
 {
 	json_t *m = json_object_get(cell, "metrics"), *ph;
 	size_t i;
@@ -53,13 +55,23 @@ static void complete_fio_cell(json_t *cell, const char *fs, double rounds)
 	json_array_foreach(json_object_get(m, "phases"), i, ph) {
 		json_t *fio = json_object_get(ph, "fio"), *clat = json_object_get(fio, "write_clat_ns");
 
-		T_CHECK(num(ph, "writes") == rounds && num(fio, "write_ios") == rounds, "%s phase %zu: %g writes", fs, i,
-			num(ph, "writes"));
-		T_CHECK(num(fio, "write_iops") > 0 && num(ph, "writes_per_s") == num(fio, "write_iops"),
-			"%s phase %zu: fio's iops %g is the phase's rate", fs, i, num(fio, "write_iops"));
+		if (rounds > 0)
+			T_CHECK(num(ph, "writes") == rounds && num(fio, "write_ios") == rounds, "%s phase %zu: %g writes",
+				fs, i, num(ph, "writes"));
+		else /* fio's runtime is in whole ms, and it may run a few past the mark */
+			T_CHECK(num(fio, "write_ios") == num(ph, "writes") && num(ph, "load_ns") >= phase_ms * 1e6 &&
+					num(ph, "load_ns") < phase_ms * 1e6 + 50e6,
+				"%s phase %zu: wrote for %g ms (%g writes), asked %g", fs, i, num(ph, "load_ns") / 1e6,
+				num(ph, "writes"), phase_ms);
+		/* the rate is the writes over the time fio wrote: its runtime */
+		T_CHECK(num(ph, "load_ns") == num(fio, "runtime_ns") && num(ph, "load_ns") > 0 &&
+				fabs(num(ph, "writes_per_s") - num(ph, "writes") / num(ph, "load_ns") * 1e9) <
+					1e-6 * num(ph, "writes_per_s"),
+			"%s phase %zu: %g writes/s = %g writes over fio's %g ms", fs, i, num(ph, "writes_per_s"),
+			num(ph, "writes"), num(ph, "load_ns") / 1e6);
 		T_CHECK(num(clat, "p50") > 0 && num(clat, "p99") >= num(clat, "p50") && num(clat, "mean") > 0,
 			"%s phase %zu: clat p50 %g p99 %g ns", fs, i, num(clat, "p50"), num(clat, "p99"));
-		T_CHECK(num(ph, "window_ns") >= num(ph, "elapsed_ns"), "%s phase %zu: fio ran inside the window", fs, i);
+		T_CHECK(num(ph, "window_ns") >= num(ph, "load_ns"), "%s phase %zu: fio ran inside the window", fs, i);
 		T_CHECK(num(json_object_get(ph, "write_clat_ns"), "p99") == num(clat, "p99"),
 			"%s phase %zu: the phase's write_clat_ns is fio's", fs, i);
 	}
@@ -146,10 +158,10 @@ int main(void)
 	char path[600], basic[600], bad[600];
 	const char *const fs4[] = { "ext4", "xfs", "btrfs", "tmpfs" };
 	const char *const args[] = { "run", "cost", "--load", "fio", "--fs", T_FS_MULTIGRAIN, "--poll-rate", "20000",
-				     "--cycles", "1", "--rounds", "50000", "-q", "-o", path, NULL };
+				     "--cycles", "1", "--rounds", "50000", "--phase-ms", "rounds", "-q", "-o", path, NULL };
 	const char *const basic_args[] = { "run", "cost", "--load", "fio", "--mode", "fio-basic", "--fs", "xfs,ext4",
-					   "--poll-rate", "20000", "--cycles", "1", "--rounds", "50000", "-q", "-o",
-					   basic, NULL };
+					   "--poll-rate", "20000", "--cycles", "1", "--rounds", "50000", "--phase-ms", "700",
+					   "-q", "-o", basic, NULL };
 	const char *const bad_args[] = { "run", "cost", "--load", "fio", "--fs", "tmpfs", "--cycles", "1", "-q", "-o",
 					 bad, NULL };
 	char baddir[600], emptydir[600], job[700];
@@ -173,7 +185,7 @@ int main(void)
 	t_output_free(&o);
 	doc = t_load(path);
 	for (size_t i = 0; i < 4; i++)
-		T_RUN(complete_fio_cell(doc ? t_cell(doc, "cost", fs4[i]) : NULL, fs4[i], 50000));
+		T_RUN(complete_fio_cell(doc ? t_cell(doc, "cost", fs4[i]) : NULL, fs4[i], 50000, 0));
 	cell = doc ? t_cell(doc, "cost", "ext4") : NULL;
 	{
 		json_t *c = phase(cell, "ctime"), *s = phase(cell, "size");
@@ -198,8 +210,8 @@ int main(void)
 	T_CHECK(o.status == 0, "cost --mode fio-basic: exit %d: %s", o.status, o.err);
 	t_output_free(&o);
 	doc = t_load(basic);
-	T_RUN(complete_fio_cell(doc ? t_cell(doc, "cost", "xfs") : NULL, "xfs fio-basic", 50000));
-	T_RUN(complete_fio_cell(doc ? t_cell(doc, "cost", "ext4") : NULL, "ext4 fio-basic", 50000));
+	T_RUN(complete_fio_cell(doc ? t_cell(doc, "cost", "xfs") : NULL, "xfs fio-basic", 0, 700));
+	T_RUN(complete_fio_cell(doc ? t_cell(doc, "cost", "ext4") : NULL, "ext4 fio-basic", 0, 700));
 	cell = doc ? t_cell(doc, "cost", "xfs") : NULL;
 	T_CHECK(strstr(json_string_value(json_object_get(json_object_get(json_object_get(cell, "metrics"), "load"), "job")) ?: "",
 		       "fio-basic.fio") != NULL,

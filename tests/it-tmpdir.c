@@ -76,7 +76,7 @@ static void fio_jobs_under_tmpdir(void)
 	char job[700];
 	const char *src = getenv("srcdir") ?: ".", *out = in_root("out/cost.json");
 	const char *args[] = { "run", "cost", "--load", "fio", "--fs", "tmpfs", "--cycles", "1", "--rounds", "5000",
-			       "--poll-rate", "1000", "-q", "-o", out, NULL };
+			       "--phase-ms", "rounds", "--poll-rate", "1000", "-q", "-o", out, NULL };
 	struct t_output o;
 	json_t *doc;
 

@@ -123,7 +123,7 @@ static void cost_in_guest(void)
 {
 	const char *path = t_result_path("vm-cost.json");
 	const char *args[] = { "vm", "--quiet", "--kernel", "debian:unstable", "--", "run", "cost", "--fs", "tmpfs",
-			       "--rounds", "2000", "--cycles", "1", "-o", path, NULL };
+			       "--rounds", "2000", "--phase-ms", "rounds", "--cycles", "1", "-o", path, NULL };
 	struct t_output o;
 	json_t *doc, *cell;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* How a workload fails: one place decides when a failure is the cell's "unsupported". */
+/* How a workload fails (one place decides when a failure is the cell's "unsupported") or warns. */
 #include "config.h"
+#include "json_text.h"
 #include "util.h"
 #include "workload.h"
 
@@ -19,4 +20,16 @@ int mgb_fail(struct mgb_ctx *ctx, int r, const char *fmt, ...)
 	vsnprintf(ctx->err, sizeof(ctx->err), fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+void mgb_warn(struct mgb_ctx *ctx, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (ctx->warnings)
+		json_array_append_new(ctx->warnings, mgb_json_text(msg));
 }

@@ -63,6 +63,18 @@ static void warn_cell(json_t *cell, const struct mgb_cell_spec *spec)
 	json_object_set_new(cell, "warnings", json_pack("[o]", mgb_json_text(msg)));
 }
 
+/* The workload's own warnings after the runner's; takes them. */
+static void append_warnings(json_t *cell, json_t *more)
+{
+	json_t *w = json_object_get(cell, "warnings");
+
+	if (json_array_size(more) && !w)
+		json_object_set(cell, "warnings", more);
+	else if (json_array_size(more))
+		json_array_extend(w, more);
+	json_decref(more);
+}
+
 json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, const struct mgb_clockinfo *ci,
 		     struct mgb_progress *progress)
 {
@@ -113,6 +125,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		ctx.clock = ci;
 		ctx.progress = progress;
 		ctx.metrics = metrics;
+		ctx.warnings = json_array();
 		/* Name the task after the workload: easy to find in traces. */
 		snprintf(comm, sizeof(comm), "mgb-%s", spec->workload->name);
 		prctl(PR_SET_NAME, comm);
@@ -161,6 +174,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		json_object_set_new(cell, "counters", MGB_JSON_PACK("{s:o, s:s}", "multigrain",
 								mgb_mg_counters_delta_json(&before, &after),
 								"window", ctx.measured_ended ? "measured" : "run"));
+		append_warnings(cell, ctx.warnings);
 		if (r == 0 && be.ops->cell_metrics) {
 			json_t *bm = be.ops->cell_metrics(&be);
 

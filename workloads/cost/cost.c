@@ -7,14 +7,17 @@
  *   size   statx(STATX_SIZE): the same syscalls, but no flag armed (the control);
  *   ctime  statx(CTIME|MTIME): arms the flag, so the next write takes a fine stamp and the
  *          filesystem logs an inode update it would otherwise have skipped.
- * Phases run interleaved (none size ctime none size ctime ...) for --cycles cycles, so drift of
- * the machine hits all alike.  Per phase: writes/s, the journal and device counters of the target
- * (lib/probe/fscounters.c) per 1000 writes, and the global fine stamps; per kind the median over
- * cycles, and the ratios ctime/size and ctime/none.
+ * Each phase writes for --phase-ms (or --rounds writes).  Phases run interleaved for --cycles
+ * cycles, the order rotating (none size ctime, size ctime none, ...), so drift of the machine
+ * and the place after the idle sleep hit all alike.  Per phase: writes/s over the time the load
+ * wrote, the journal and device counters of the target (lib/probe/fscounters.c) per 1000 writes,
+ * raw and less the idle background by time, and the global fine stamps; per kind the median over
+ * cycles; and per cycle the ctime phase against that cycle's controls (ratios of rates,
+ * differences of counters), summarised by their median and range.
  * The load is fio (a job file per mode in workloads/cost/fio/, run once per phase) when configure
  * found it and the backend is sync, else mgbench's own backend loop (--load picks one).
- * Before the phases an unrecorded warm-up phase sets the length of an idle interval whose
- * counters are recorded beside the phases' (nothing subtracted), with how busy the machine was.
+ * Before the phases an unrecorded warm-up phase, then an idle interval of a phase's length that
+ * gives the background rate of every counter, with how busy the machine was.
  * This file runs the phases; the load is in cost_load.c, the per-inode counts and the idle
  * baseline in cost_counts.c, --crosstalk's other process in cost_crosstalk.c, and the medians
  * and ratios in cost_summary.c.
@@ -48,6 +51,9 @@ static const char *const poll_choices[] = {
 	[POLL_ALL] = "all", [POLL_NONE] = "none", [POLL_SIZE] = "size", [POLL_CTIME] = "ctime", NULL,
 };
 
+/* --phase-ms rounds: the phases of old, --rounds writes each whatever the time */
+static const struct mgb_opt_word phase_words[] = { { "rounds", 0 }, { NULL, 0 } };
+
 static const struct mgb_workload_option cost_options[] = {
 	{ "size", MGB_OPT_SIZE, offsetof(struct cost_params, size), "4096", "bytes per write", 1, 64 << 20, NULL, NULL },
 	{ .name = "mode", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, mode), .defval = "overwrite",
@@ -63,6 +69,8 @@ static const struct mgb_workload_option cost_options[] = {
 	  NULL, NULL },
 	{ "cycles", MGB_OPT_U64, offsetof(struct cost_params, cycles), "3", "interleaved cycles of the phases", 1, 100,
 	  NULL, NULL },
+	{ "phase-ms", MGB_OPT_U64, offsetof(struct cost_params, phase_ms), "2000",
+	  "milliseconds each phase writes for (rounds: --rounds writes each)", 0, 3600000, phase_words, NULL },
 	{ "file-size", MGB_OPT_SIZE, offsetof(struct cost_params, file_size), "1m",
 	  "where overwrites wrap (file size, e.g. for btrfs)", 4096, 1ULL << 34, NULL, NULL },
 	{ .name = "load", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, load), .defval = "auto",
@@ -179,8 +187,15 @@ static json_t *backend_counts_delta(json_t *before, json_t *after)
 	return d;
 }
 
+/*
+ * A phase shorter than this gives rates whose error (a tick's worth of start-up, the clock's
+ * reads, others' bursts) is the size of the regressions people look for: flagged.
+ */
+#define SHORT_PHASE_NS (MGB_NSEC_PER_SEC)
+
 /* One phase: the load with the given query stream beside it; cycle < 0 is the warm-up. */
-static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int cycle, int64_t *wall_ns)
+static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int cycle, int position,
+		     int64_t *wall_ns)
 {
 	struct mgb_ctx *ctx = c->ctx;
 	struct mgb_backend *be = ctx->be;
@@ -197,7 +212,7 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 	struct lat_stats *lat = c->fio ? NULL : malloc(sizeof(*lat));
 	json_t *clat;
 	uint64_t done = 0;
-	int64_t t0, elapsed, wall;
+	int64_t t0, wall, load_ns;
 	int r = 0;
 
 	if (!c->fio && !lat)
@@ -236,11 +251,16 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 		r = cost_fio_load(c, &res);
 		done = res.write_ios;
 	} else {
-		r = cost_builtin_load(c, &done, lat);
+		r = cost_builtin_load(c, &done, lat, t0);
 	}
+	/*
+	 * Two windows, both recorded: the counters cover the whole phase (window_ns), the rate the
+	 * time the load wrote (load_ns).  They differ by fio's start-up and exit, some 300 ms here in
+	 * which it writes nothing, and whose background cost_subtract_background takes out by time.
+	 * fio's runtime has millisecond resolution: 0.05 % of a 2 s phase.
+	 */
 	wall = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
-	/* fio's own rate covers its writes, not its start-up (its runtime has ms resolution) */
-	elapsed = c->fio ? res.runtime_ns : wall;
+	load_ns = c->fio ? res.runtime_ns : wall;
 	mgb_mg_counters_read(&mg1);
 	be1 = mgb_be_counts(be);
 	backend = backend_counts_delta(be0, be1);
@@ -258,7 +278,7 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 	/* distinct stamps of the file per second of its load: what others' fine stamps did to it */
 	ch = json_object_get(inode, "ctime_changes");
 	json_object_set_new(inode, "ctime_changes_per_s",
-			    json_is_integer(ch) ? json_real(mgb_per_s((uint64_t)json_integer_value(ch), elapsed))
+			    json_is_integer(ch) ? json_real(mgb_per_s((uint64_t)json_integer_value(ch), load_ns))
 						: json_null());
 	/* one key for both loads: fio's write.clat_ns, or the builtin loop's own timing */
 	if (c->fio)
@@ -272,10 +292,11 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 	free(lat);
 	if (cycle >= 0 && r == 0) {
 		json_array_append_new(
-			phases, MGB_JSON_PACK("{s:s, s:i, s:I, s:I, s:I, s:f, s:I, s:o, s:o, s:o, s:o, s:o}", "kind",
-					      cost_kind_names[k], "cycle", cycle, "writes", (json_int_t)done, "elapsed_ns",
-					      (json_int_t)elapsed, "window_ns", (json_int_t)wall, "writes_per_s",
-					      c->fio ? res.write_iops : mgb_per_s(done, elapsed), "polls",
+			phases, MGB_JSON_PACK("{s:s, s:i, s:i, s:I, s:I, s:I, s:b, s:f, s:I, s:o, s:o, s:o, s:o, s:o}",
+					      "kind", cost_kind_names[k], "cycle", cycle, "position", position, "writes",
+					      (json_int_t)done, "window_ns", (json_int_t)wall, "load_ns", (json_int_t)load_ns,
+					      "short", load_ns < SHORT_PHASE_NS, "writes_per_s", mgb_per_s(done, load_ns),
+					      "polls",
 					      (json_int_t)atomic_load(&poller.polls), "multigrain",
 					      mgb_mg_counters_delta_json(&mg0, &mg1), "counters", counters, "inode", inode,
 					      "fio", c->fio ? mgb_fio_result_json(&res) : json_null(), "write_clat_ns", clat));
@@ -391,6 +412,19 @@ static int cost_prepare(struct cost_cell *c)
 	return lay_out(c);
 }
 
+/* How many of kind k's phases were short (all kinds: k == KIND_COUNT). */
+static unsigned short_phases(json_t *phases, enum cost_kind k)
+{
+	unsigned n = 0;
+	json_t *ph;
+	size_t i;
+
+	json_array_foreach(phases, i, ph)
+		n += json_is_true(json_object_get(ph, "short")) &&
+		     (k == KIND_COUNT || !strcmp(json_string_value(json_object_get(ph, "kind")), cost_kind_names[k]));
+	return n;
+}
+
 /* The medians over cycles of the phases' write latency percentiles. */
 static json_t *clat_medians(json_t *phases, enum cost_kind k)
 {
@@ -399,56 +433,61 @@ static json_t *clat_medians(json_t *phases, enum cost_kind k)
 			     cost_median_json(cost_over_cycles(phases, k, "p99_9", "write_clat_ns")));
 }
 
-/* Per kind the medians; then the ratios against the controls of the same run. */
+/* A paired figure: the median of the per-cycle values as the metric, and their spread beside it. */
+static void put_paired(struct mgb_ctx *ctx, const char *name, json_t *spread)
+{
+	char k[80];
+
+	snprintf(k, sizeof(k), "%s_spread", name);
+	json_object_set_new(ctx->metrics, name, cost_median_json(json_incref(spread)));
+	json_object_set_new(ctx->metrics, k, spread);
+}
+
+/* Per kind the medians; then each cycle against the control of the same cycle. */
 static void put_summary(struct mgb_ctx *ctx, json_t *phases, const char *journal, bool crosstalk)
 {
-	json_t *per_kind[KIND_COUNT] = { 0 };
-	double rate[KIND_COUNT];
 	enum cost_kind lo = crosstalk ? KIND_ALONE : KIND_NONE, hi = crosstalk ? KIND_CROSSTALK : KIND_CTIME;
 	/* the kind that costs, and the control it is measured against */
 	enum cost_kind cost = crosstalk ? KIND_CROSSTALK : KIND_CTIME, control = crosstalk ? KIND_ALONE : KIND_SIZE;
 
 	for (enum cost_kind k = lo; k <= hi; k++) {
 		json_t *wps = cost_over_cycles(phases, k, "writes_per_s", NULL);
-		json_t *w;
 
-		per_kind[k] = MGB_JSON_PACK("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "writes_per_s",
-					    cost_median_json(json_incref(wps)), "writes_per_s_spread", wps, "journal_per_1000",
-					    journal ? cost_median_json(cost_over_cycles(phases, k, journal, "counters")) : json_null(),
-					    "counters_per_1000", cost_per_1000_medians(phases, k, "counters"),
-					    "ctime_changes_per_1000",
-					    cost_median_json(cost_over_cycles(phases, k, "ctime_changes_per_1000", "inode")),
-					    "ctime_changes_per_s",
-					    cost_median_json(cost_over_cycles(phases, k, "ctime_changes_per_s", "inode")),
-					    "queried_changes_per_1000",
-					    cost_median_json(cost_over_cycles(phases, k, "queried_changes_per_1000", "inode")),
-					    "write_clat_ns", clat_medians(phases, k));
-		w = json_object_get(per_kind[k], "writes_per_s");
-		rate[k] = json_is_number(w) ? json_number_value(w) : NAN;
-		json_object_set_new(ctx->metrics, cost_kind_names[k], per_kind[k]);
+		json_object_set_new(
+			ctx->metrics, cost_kind_names[k],
+			MGB_JSON_PACK("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "writes_per_s",
+				      cost_median_json(json_incref(wps)), "writes_per_s_spread", wps, "journal_per_1000",
+				      journal ? cost_median_json(cost_over_cycles(phases, k, journal, "counters")) : json_null(),
+				      "journal_per_1000_corrected",
+				      journal ? cost_median_json(cost_over_cycles(phases, k, journal, "background_corrected"))
+					      : json_null(),
+				      "counters_per_1000", cost_per_1000_medians(phases, k, "counters"),
+				      "ctime_changes_per_1000",
+				      cost_median_json(cost_over_cycles(phases, k, "ctime_changes_per_1000", "inode")),
+				      "ctime_changes_per_s",
+				      cost_median_json(cost_over_cycles(phases, k, "ctime_changes_per_s", "inode")),
+				      "queried_changes_per_1000",
+				      cost_median_json(cost_over_cycles(phases, k, "queried_changes_per_1000", "inode")),
+				      "write_clat_ns", clat_medians(phases, k), "short_phases",
+				      json_integer((json_int_t)short_phases(phases, k))));
 	}
-	{
-		json_t *jc = json_object_get(per_kind[cost], "journal_per_1000");
-		json_t *js = json_object_get(per_kind[control], "journal_per_1000");
-
-		if (crosstalk) {
-			json_object_set_new(ctx->metrics, "crosstalk_alone_ratio",
-					    cost_ratio_json(rate[KIND_CROSSTALK], rate[KIND_ALONE]));
-		} else {
-			json_object_set_new(ctx->metrics, "ctime_size_ratio",
-					    cost_ratio_json(rate[KIND_CTIME], rate[KIND_SIZE]));
-			json_object_set_new(ctx->metrics, "ctime_none_ratio",
-					    cost_ratio_json(rate[KIND_CTIME], rate[KIND_NONE]));
-		}
-		json_object_set_new(ctx->metrics, "journal", journal ? json_string(journal) : json_null());
-		json_object_set_new(ctx->metrics, "extra_journal_per_1000",
-				    json_is_number(jc) && json_is_number(js)
-					    ? json_real(json_number_value(jc) - json_number_value(js))
-					    : json_null());
-		json_object_set_new(ctx->metrics, "extra_counters_per_1000",
-				    cost_extra_per_1000(json_object_get(per_kind[cost], "counters_per_1000"),
-						   json_object_get(per_kind[control], "counters_per_1000")));
+	if (crosstalk) {
+		put_paired(ctx, "crosstalk_alone_ratio",
+			   cost_paired(phases, KIND_CROSSTALK, KIND_ALONE, "writes_per_s", NULL, COST_RATIO));
+	} else {
+		put_paired(ctx, "ctime_size_ratio", cost_paired(phases, KIND_CTIME, KIND_SIZE, "writes_per_s", NULL, COST_RATIO));
+		put_paired(ctx, "ctime_none_ratio", cost_paired(phases, KIND_CTIME, KIND_NONE, "writes_per_s", NULL, COST_RATIO));
 	}
+	json_object_set_new(ctx->metrics, "journal", journal ? json_string(journal) : json_null());
+	put_paired(ctx, "extra_journal_per_1000",
+		   journal ? cost_paired(phases, cost, control, journal, "counters", COST_DIFFERENCE) : json_null());
+	put_paired(ctx, "extra_journal_per_1000_corrected",
+		   journal ? cost_paired(phases, cost, control, journal, "background_corrected", COST_DIFFERENCE)
+			   : json_null());
+	json_object_set_new(ctx->metrics, "extra_counters_per_1000",
+			    cost_extra_per_1000(phases, cost, control, "counters"));
+	json_object_set_new(ctx->metrics, "extra_counters_per_1000_corrected",
+			    cost_extra_per_1000(phases, cost, control, "background_corrected"));
 }
 
 /*
@@ -469,12 +508,25 @@ static json_t *asynchronous_counters(const struct cost_params *p)
 	return a;
 }
 
+/* The kinds of phase a cycle runs, in the order of the first cycle. */
+static unsigned phase_kinds(const struct cost_params *p, enum cost_kind *kinds)
+{
+	unsigned n = 0;
+
+	for (enum cost_kind k = 0; k < KIND_COUNT; k++)
+		if (p->crosstalk ? k >= KIND_ALONE : k < KIND_ALONE && (p->poll == POLL_ALL || p->poll == (unsigned)k + 1))
+			kinds[n++] = k;
+	return n;
+}
+
 static int cost_run(struct mgb_ctx *ctx)
 {
 	const struct cost_params *p = ctx->params;
 	const char *journal = journal_key(ctx->target->fstype);
 	struct cost_cell c = { .ctx = ctx, .p = p, .f = { .fd = -1 } };
 	json_t *phases = json_array(), *idle = NULL;
+	enum cost_kind kinds[KIND_COUNT];
+	unsigned nkinds, nshort;
 	int64_t warm_ns = 0;
 	int r;
 
@@ -484,18 +536,20 @@ static int cost_run(struct mgb_ctx *ctx)
 		return mgb_err(ctx->err, "out of memory");
 	memset(c.buf, 'c', p->size);
 	r = cost_prepare(&c);
-	/* The warm-up (not recorded) gives the idle interval its length: one phase's. */
+	/* The warm-up (not recorded): a quarter of a phase's time, or a phase's writes. */
+	c.phase_ns = (int64_t)p->phase_ms * 1000000 / 4;
 	if (r == 0)
-		r = run_phase(&c, KIND_NONE, phases, -1, &warm_ns);
+		r = run_phase(&c, KIND_NONE, phases, -1, 0, &warm_ns);
+	c.phase_ns = (int64_t)p->phase_ms * 1000000;
 	if (r == 0)
-		idle = cost_idle_interval(&c, warm_ns, ctx->rounds);
+		idle = cost_idle_interval(&c, c.phase_ns ? c.phase_ns : warm_ns);
 	if (r == 0)
 		mgb_measure_begin(ctx);
+	nkinds = phase_kinds(p, kinds);
+	/* ABC, BCA, CAB, ...: no kind always follows the idle sleep or the same other kind */
 	for (unsigned cy = 0; cy < p->cycles && r == 0 && !mgb_stop_requested(); cy++)
-		for (enum cost_kind k = 0; k < KIND_COUNT && r == 0; k++)
-			if (p->crosstalk ? k >= KIND_ALONE
-					 : k < KIND_ALONE && (p->poll == POLL_ALL || p->poll == (unsigned)k + 1))
-				r = run_phase(&c, k, phases, (int)cy, &warm_ns);
+		for (unsigned i = 0; i < nkinds && r == 0; i++)
+			r = run_phase(&c, kinds[(i + cy) % nkinds], phases, (int)cy, (int)i, &warm_ns);
 	if (ctx->measured_begun)
 		mgb_measure_end(ctx);
 	if (c.f.fd >= 0 || c.f.priv)
@@ -515,8 +569,14 @@ static int cost_run(struct mgb_ctx *ctx)
 					  c.fio ? mgb_json_text(c.job) : json_null(), "fio_version",
 					  c.fio ? json_string(c.fio_version) : json_null()));
 	json_object_set_new(ctx->metrics, "file_size_bytes", json_integer((json_int_t)c.file_size));
+	cost_subtract_background(phases, idle);
 	json_object_set_new(ctx->metrics, "idle", idle);
 	put_summary(ctx, phases, journal, p->crosstalk);
+	nshort = short_phases(phases, KIND_COUNT);
+	if (nshort)
+		mgb_warn(ctx, "%u of %zu phases wrote for under %d ms: their rates carry start-up and scheduling "
+			 "error of a few per cent (give --phase-ms 2000 or more)", nshort, json_array_size(phases),
+			 (int)(SHORT_PHASE_NS / 1000000));
 	json_object_set_new(ctx->metrics, "asynchronous_counters", asynchronous_counters(p));
 	json_object_set_new(ctx->metrics, "phases", phases);
 	return 0;

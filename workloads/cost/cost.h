@@ -26,6 +26,7 @@ struct cost_params {
 	unsigned poll; /* enum cost_poll */
 	uint64_t poll_rate;
 	uint64_t cycles;
+	uint64_t phase_ms; /* 0: a phase is --rounds writes */
 	uint64_t file_size;
 	unsigned load; /* enum cost_load */
 	bool nocow;
@@ -46,6 +47,7 @@ struct cost_cell {
 	char *buf;
 	uint64_t ino;
 	uint64_t file_size; /* where writes wrap: --file-size, or --rounds x --size for fio-basic */
+	int64_t phase_ns;   /* how long the current phase writes for; 0: --rounds writes */
 	bool fio;
 	char job[2048];     /* fio's job file */
 	char workdir[2048]; /* fio's output, outside the target */
@@ -80,7 +82,8 @@ struct inode_counts {
 /* the load (cost_load.c) */
 int cost_do_sync(struct mgb_backend *be, struct mgb_file *f, const struct cost_params *p);
 int cost_fio_load(struct cost_cell *c, struct mgb_fio_result *res);
-int cost_builtin_load(struct cost_cell *c, uint64_t *done, struct lat_stats *lat);
+/* Writes until c->phase_ns past start (or --rounds writes, append's bound too) */
+int cost_builtin_load(struct cost_cell *c, uint64_t *done, struct lat_stats *lat, int64_t start);
 int cost_pick_load(struct cost_cell *c);
 
 /* what was counted (cost_counts.c) */
@@ -88,7 +91,11 @@ void cost_inode_counts_begin(struct inode_counts *ic, const struct cost_cell *c)
 /* The counts since begin, per 1000 of `writes`; elapsed_ns and tick_ns (0 if unknown) bound
  * how many queried changes were tick-boundary changes rather than fine stamps. */
 json_t *cost_inode_counts_end(struct inode_counts *ic, uint64_t writes, int64_t elapsed_ns, int64_t tick_ns);
-json_t *cost_idle_interval(struct cost_cell *c, int64_t len_ns, uint64_t per);
+/* The counters over len_ns with no load and no queries, as counts and rates per second */
+json_t *cost_idle_interval(struct cost_cell *c, int64_t len_ns);
+/* Each phase's counters less the idle rate times its window, per 1000 of its writes:
+ * the phase's background_corrected object. */
+void cost_subtract_background(json_t *phases, json_t *idle);
 
 /* --crosstalk (cost_crosstalk.c): the other process, and what it did in a phase's window */
 struct cost_stirrer {
@@ -108,6 +115,11 @@ double cost_median_of(json_t *o);
 json_t *cost_median_json(json_t *spread);
 json_t *cost_ratio_json(double a, double b);
 json_t *cost_per_1000_medians(json_t *phases, enum cost_kind k, const char *sub);
-json_t *cost_extra_per_1000(json_t *ctime, json_t *size);
+enum cost_pairing { COST_RATIO, COST_DIFFERENCE };
+/* Per cycle, kind a's number against the same cycle's kind b (a / b or a - b): {median, min,
+ * max, n} over the cycles that have both, or null. */
+json_t *cost_paired(json_t *phases, enum cost_kind a, enum cost_kind b, const char *key, const char *sub,
+		    enum cost_pairing how);
+json_t *cost_extra_per_1000(json_t *phases, enum cost_kind a, enum cost_kind b, const char *sub);
 
 #endif

@@ -92,12 +92,31 @@ static bool cpu_times(uint64_t *busy, uint64_t *total)
 
 #define BUSY_RATIO 0.2
 
+/* Every count of a counters object (the keys without _per_1000) per second of elapsed_ns. */
+static json_t *per_second(json_t *counters, int64_t elapsed_ns)
+{
+	json_t *o = json_object(), *v;
+	const char *key;
+
+	json_object_foreach(counters, key, v) {
+		char k[80];
+
+		if (strstr(key, "_per_1000"))
+			continue;
+		snprintf(k, sizeof(k), "%s_per_s", key);
+		json_object_set_new(o, k, json_is_integer(v) && elapsed_ns > 0
+						  ? json_real(mgb_per_s((uint64_t)json_integer_value(v), elapsed_ns))
+						  : json_null());
+	}
+	return o;
+}
+
 /*
  * The idle baseline: the same counters over an interval as long as a phase, with no load and no
- * queries, and how busy the CPUs were (others' work: we sleep).  per is the warm-up's writes, so
- * the *_per_1000 figures read like a phase's.
+ * queries, and how busy the CPUs were (others' work: we sleep).  Background scales with time,
+ * not with writes, so it is kept as a rate per second for cost_subtract_background.
  */
-json_t *cost_idle_interval(struct cost_cell *c, int64_t len_ns, uint64_t per)
+json_t *cost_idle_interval(struct cost_cell *c, int64_t len_ns)
 {
 	struct mgb_fs_counters fc;
 	struct mgb_mg_counters mg0, mg1;
@@ -106,7 +125,7 @@ json_t *cost_idle_interval(struct cost_cell *c, int64_t len_ns, uint64_t per)
 	uint64_t b0 = 0, t0 = 0, b1 = 0, t1 = 0;
 	bool cpu = cpu_times(&b0, &t0);
 	int64_t start = mgb_clock_ns(CLOCK_MONOTONIC), elapsed;
-	json_t *busy_ratio = json_null(), *busy = json_null();
+	json_t *busy_ratio = json_null(), *busy = json_null(), *counters;
 
 	cost_inode_counts_begin(&ic, c);
 	mgb_fs_counters_begin(&fc, c->ctx->target);
@@ -114,6 +133,7 @@ json_t *cost_idle_interval(struct cost_cell *c, int64_t len_ns, uint64_t per)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !mgb_stop_requested())
 		;
 	mgb_mg_counters_read(&mg1);
+	counters = mgb_fs_counters_end(&fc, 0);
 	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - start;
 	cpu = cpu && cpu_times(&b1, &t1);
 	if (cpu && t1 > t0) {
@@ -122,8 +142,40 @@ json_t *cost_idle_interval(struct cost_cell *c, int64_t len_ns, uint64_t per)
 		busy_ratio = json_real(ratio);
 		busy = json_boolean(ratio > BUSY_RATIO);
 	}
-	return MGB_JSON_PACK("{s:I, s:o, s:o, s:o, s:o, s:o}", "elapsed_ns", (json_int_t)elapsed, "cpu_busy_ratio",
-			     busy_ratio, "busy", busy, "multigrain", mgb_mg_counters_delta_json(&mg0, &mg1), "counters",
-			     mgb_fs_counters_end(&fc, per), "inode",
-			     cost_inode_counts_end(&ic, per, elapsed, c->ctx->clock ? c->ctx->clock->coarse_tick_ns : 0));
+	return MGB_JSON_PACK("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "elapsed_ns", (json_int_t)elapsed, "cpu_busy_ratio",
+			     busy_ratio, "busy", busy, "multigrain", mgb_mg_counters_delta_json(&mg0, &mg1),
+			     "counters_per_s", per_second(counters, elapsed), "counters", counters, "inode",
+			     cost_inode_counts_end(&ic, 0, elapsed, c->ctx->clock ? c->ctx->clock->coarse_tick_ns : 0));
+}
+
+void cost_subtract_background(json_t *phases, json_t *idle)
+{
+	json_t *rates = json_object_get(idle, "counters_per_s"), *ph;
+	size_t i;
+
+	json_array_foreach(phases, i, ph) {
+		json_t *o = json_object(), *v, *counts = json_object_get(ph, "counters");
+		double window_s = (double)json_integer_value(json_object_get(ph, "window_ns")) / 1e9;
+		json_int_t writes = json_integer_value(json_object_get(ph, "writes"));
+		const char *key;
+
+		json_object_foreach(counts, key, v) {
+			char rk[80], k[80];
+			json_t *rate;
+
+			if (strstr(key, "_per_1000"))
+				continue;
+			snprintf(rk, sizeof(rk), "%s_per_s", key);
+			snprintf(k, sizeof(k), "%s_per_1000", key);
+			rate = json_object_get(rates, rk);
+			/* an estimate: it may come out below zero when the background was burstier */
+			json_object_set_new(o, k, json_is_integer(v) && json_is_number(rate) && writes > 0
+							  ? json_real(1000.0 *
+								      ((double)json_integer_value(v) -
+								       json_number_value(rate) * window_s) /
+								      (double)writes)
+							  : json_null());
+		}
+		json_object_set_new(ph, "background_corrected", o);
+	}
 }

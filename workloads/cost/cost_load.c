@@ -19,8 +19,8 @@ int cost_do_sync(struct mgb_backend *be, struct mgb_file *f, const struct cost_p
 int cost_fio_load(struct cost_cell *c, struct mgb_fio_result *res)
 {
 	const struct cost_params *p = c->p;
-	char file[4200], bs[48], fsz[48], iosz[48], fsync[48], fdsync[48];
-	const char *const env[] = { file, bs, fsz, iosz, fsync, fdsync, NULL };
+	char file[4200], bs[48], fsz[48], iosz[48], fsync[48], fdsync[48], runtime[48], timed[48];
+	const char *const env[] = { file, bs, fsz, iosz, fsync, fdsync, runtime, timed, NULL };
 	struct mgb_stat st;
 	uint64_t every = p->sync != SYNC_NONE ? p->sync_every : 0;
 
@@ -32,6 +32,16 @@ int cost_fio_load(struct cost_cell *c, struct mgb_fio_result *res)
 	snprintf(fsync, sizeof(fsync), "MGB_FSYNC=%llu", (unsigned long long)(p->sync == SYNC_FSYNC ? every : 0));
 	snprintf(fdsync, sizeof(fdsync), "MGB_FDATASYNC=%llu",
 		 (unsigned long long)(p->sync == SYNC_FDATASYNC ? every : 0));
+	/*
+	 * A phase sized by time loops over the file until the runtime ends (append stops at
+	 * --rounds writes too: its file must fit the filesystem); sized by writes, fio-basic keeps
+	 * the robot's 300 s limit and the other jobs have none.
+	 */
+	if (c->phase_ns)
+		snprintf(runtime, sizeof(runtime), "MGB_RUNTIME=%lldms", (long long)(c->phase_ns / 1000000));
+	else
+		snprintf(runtime, sizeof(runtime), "MGB_RUNTIME=%s", p->mode == MODE_FIO_BASIC ? "300" : "0");
+	snprintf(timed, sizeof(timed), "MGB_TIME_BASED=%d", c->phase_ns && p->mode != MODE_APPEND);
 	if (mgb_fio_run(FIO_PATH, c->job, env, c->workdir, res, c->ctx->err) < 0)
 		return -1;
 	snprintf(c->fio_version, sizeof(c->fio_version), "%s", res->version);
@@ -41,7 +51,18 @@ int cost_fio_load(struct cost_cell *c, struct mgb_fio_result *res)
 	return 0;
 }
 
-int cost_builtin_load(struct cost_cell *c, uint64_t *done, struct lat_stats *lat)
+/* Whether a phase writes on: until its time is up, or --rounds writes when it is sized by writes
+ * (and in append mode, whose file must fit the filesystem, either way). */
+static bool phase_goes_on(const struct cost_cell *c, int64_t now, int64_t start, uint64_t done)
+{
+	bool by_time = c->phase_ns > 0;
+
+	if (mgb_stop_requested() || (by_time && now - start >= c->phase_ns))
+		return false;
+	return (by_time && c->p->mode != MODE_APPEND) || done < c->ctx->rounds;
+}
+
+int cost_builtin_load(struct cost_cell *c, uint64_t *done, struct lat_stats *lat, int64_t start)
 {
 	struct mgb_ctx *ctx = c->ctx;
 	struct mgb_backend *be = ctx->be;
@@ -49,8 +70,9 @@ int cost_builtin_load(struct cost_cell *c, uint64_t *done, struct lat_stats *lat
 	bool falloc = p->mode == MODE_FIO_BASIC, wrap = p->mode != MODE_APPEND;
 	off_t off = 0;
 
-	while (*done < ctx->rounds && !mgb_stop_requested()) {
-		int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+	for (int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC); phase_goes_on(c, t0, start, *done);
+	     t0 = mgb_clock_ns(CLOCK_MONOTONIC)) {
+		int64_t took;
 		ssize_t n;
 		int r;
 
@@ -64,9 +86,9 @@ int cost_builtin_load(struct cost_cell *c, uint64_t *done, struct lat_stats *lat
 		}
 		if (n < 0)
 			return (int)n;
-		t0 = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
-		mgb_hist_add(&lat->h, t0);
-		lat->sum_ns += (double)t0;
+		took = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+		mgb_hist_add(&lat->h, took);
+		lat->sum_ns += (double)took;
 		++*done;
 		off += (off_t)p->size;
 		if (wrap && off + (off_t)p->size > (off_t)c->file_size)

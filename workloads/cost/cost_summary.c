@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cost: medians over cycles and the ratios against the controls, from the phases' records. */
+/*
+ * cost: medians over cycles, and the paired figures against the controls: each cycle's phase of
+ * one kind against the same cycle's control, so drift between cycles cancels, summarised by the
+ * median and range of those pairs (a ratio of medians would throw the pairing away).
+ */
 #include "config.h"
 #include "json_text.h"
 #include "stats.h"
@@ -8,20 +12,24 @@
 #include <math.h>
 #include <string.h>
 
-/* Median, min and max of a number over the phases of one kind. */
-json_t *cost_over_cycles(json_t *phases, enum cost_kind k, const char *key, const char *sub)
+/* A phase's number at key (in its sub-object sub, if not NULL), or NaN. */
+static double phase_number(json_t *ph, const char *key, const char *sub)
 {
-	double v[MAX_CYCLES], lo, hi;
-	size_t n = 0, i;
-	json_t *ph;
+	json_t *x = sub ? json_object_get(json_object_get(ph, sub), key) : json_object_get(ph, key);
 
-	json_array_foreach(phases, i, ph) {
-		json_t *x = sub ? json_object_get(json_object_get(ph, sub), key) : json_object_get(ph, key);
+	return json_is_number(x) ? json_number_value(x) : NAN;
+}
 
-		if (!strcmp(json_string_value(json_object_get(ph, "kind")), cost_kind_names[k]) && json_is_number(x) &&
-		    n < MAX_CYCLES)
-			v[n++] = json_number_value(x);
-	}
+static bool is_kind(json_t *ph, enum cost_kind k)
+{
+	return !strcmp(json_string_value(json_object_get(ph, "kind")), cost_kind_names[k]);
+}
+
+/* {median, min, max, n} of v[0..n), or null when n is 0. */
+static json_t *spread_json(double *v, size_t n)
+{
+	double lo, hi;
+
 	if (!n)
 		return json_null();
 	lo = v[0];
@@ -30,7 +38,51 @@ json_t *cost_over_cycles(json_t *phases, enum cost_kind k, const char *key, cons
 		lo = v[j] < lo ? v[j] : lo;
 		hi = v[j] > hi ? v[j] : hi;
 	}
-	return MGB_JSON_PACK("{s:f, s:f, s:f}", "median", mgb_median(v, n), "min", lo, "max", hi);
+	return MGB_JSON_PACK("{s:f, s:f, s:f, s:I}", "median", mgb_median(v, n), "min", lo, "max", hi, "n",
+			     (json_int_t)n);
+}
+
+/* Median, min and max of a number over the phases of one kind. */
+json_t *cost_over_cycles(json_t *phases, enum cost_kind k, const char *key, const char *sub)
+{
+	double v[MAX_CYCLES];
+	size_t n = 0, i;
+	json_t *ph;
+
+	json_array_foreach(phases, i, ph)
+		if (is_kind(ph, k) && !isnan(phase_number(ph, key, sub)) && n < MAX_CYCLES)
+			v[n++] = phase_number(ph, key, sub);
+	return spread_json(v, n);
+}
+
+/* The cycle's phase of kind k, or NULL. */
+static json_t *phase_of(json_t *phases, enum cost_kind k, json_int_t cycle)
+{
+	json_t *ph;
+	size_t i;
+
+	json_array_foreach(phases, i, ph)
+		if (is_kind(ph, k) && json_integer_value(json_object_get(ph, "cycle")) == cycle)
+			return ph;
+	return NULL;
+}
+
+json_t *cost_paired(json_t *phases, enum cost_kind a, enum cost_kind b, const char *key, const char *sub,
+		    enum cost_pairing how)
+{
+	double v[MAX_CYCLES];
+	size_t n = 0, i;
+	json_t *pa;
+
+	json_array_foreach(phases, i, pa) {
+		json_t *pb = is_kind(pa, a) ? phase_of(phases, b, json_integer_value(json_object_get(pa, "cycle"))) : NULL;
+		double x = pb ? phase_number(pa, key, sub) : NAN, y = pb ? phase_number(pb, key, sub) : NAN;
+
+		if (isnan(x) || isnan(y) || (how == COST_RATIO && y == 0) || n >= MAX_CYCLES)
+			continue;
+		v[n++] = how == COST_RATIO ? x / y : x - y;
+	}
+	return spread_json(v, n);
 }
 
 double cost_median_of(json_t *o)
@@ -69,18 +121,18 @@ json_t *cost_per_1000_medians(json_t *phases, enum cost_kind k, const char *sub)
 	return o;
 }
 
-/* ctime's figure minus size's, for each *_per_1000 key both have. */
-json_t *cost_extra_per_1000(json_t *ctime, json_t *size)
+/* For each *_per_1000 key of the phases' sub-object, the median of the per-cycle differences
+ * a - b. */
+json_t *cost_extra_per_1000(json_t *phases, enum cost_kind a, enum cost_kind b, const char *sub)
 {
-	json_t *o = json_object(), *v;
+	json_t *o = json_object(), *first = json_object_get(json_array_get(phases, 0), sub), *v;
 	const char *key;
 
-	json_object_foreach(ctime, key, v) {
-		json_t *w = json_object_get(size, key);
+	json_object_foreach(first, key, v) {
+		size_t n = strlen(key);
 
-		json_object_set_new(o, key, json_is_number(v) && json_is_number(w)
-						    ? json_real(json_number_value(v) - json_number_value(w))
-						    : json_null());
+		if (n > 9 && !strcmp(key + n - 9, "_per_1000"))
+			json_object_set_new(o, key, cost_median_json(cost_paired(phases, a, b, key, sub, COST_DIFFERENCE)));
 	}
 	return o;
 }
