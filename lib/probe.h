@@ -107,7 +107,9 @@ json_t *mgb_mgtime_evidence_json(const struct mgb_target *t, const struct mgb_cl
  * device: the block device's writes, sectors and flushes (loop targets); ext4's jbd2 transactions
  * (/proc/fs/jbd2/DEV-8/info) and handles (the jbd2:jbd2_handle_start tracepoint on the device);
  * xfs's transactions, log writes and log forces (/sys/fs/xfs/DEV/stats/stats); btrfs's
- * transaction commits (/sys/fs/btrfs/UUID/commit_stats).  What a filesystem lacks is null.
+ * transaction commits (/sys/fs/btrfs/UUID/commit_stats) and ctime updates (timestamp:ctime_ns_xchg
+ * on the superblock's dev: each is one btrfs_dirty_inode, which joins the running transaction and
+ * updates the delayed inode).  What a filesystem lacks is null.
  */
 struct mgb_fs_snapshot {
 	bool block, jbd2, xfs, btrfs;
@@ -116,13 +118,14 @@ struct mgb_fs_snapshot {
 	uint64_t xfs_trans, xfs_log_writes, xfs_log_forces;
 	uint64_t btrfs_commits;
 	int64_t jbd2_handles; /* from the tracecount, -1 without it */
+	int64_t btrfs_ctime_updates; /* likewise */
 };
 
 struct mgb_fs_counters {
 	const struct mgb_target *t;
 	char blockdev[32];
 	char btrfs_uuid[64];
-	struct mgb_tracecount handles;
+	struct mgb_tracecount handles, ctime_updates;
 	struct mgb_fs_snapshot before;
 };
 
