@@ -31,7 +31,8 @@ static const struct mgb_cmd_option options[] = {
 	{ "workload", 0, "W", "the workload to draw (default: the first)", OPT_WORKLOAD },
 	{ "kind", 0, "K",
 	  "distinct (bars of the distinct ratio), steps\n(ctime step distribution), counts (statx06's\n"
-	  "brackets, revalidate's misses) or rate (with\nmin-max whiskers); default: the workload's own",
+	  "brackets, revalidate's misses), rate (with\nmin-max whiskers) or sweep (cost per query\n"
+	  "rate, over a --poll-rate list); default: the\nworkload's own",
 	  OPT_KIND },
 	{ "log", 0, NULL, "logarithmic y axis (0.001 and 1.0 both readable)", OPT_LOG },
 	{ "script", 0, "FILE",
@@ -72,8 +73,9 @@ static int format_of(const char *out, enum mgb_plot_format *f)
 
 static int kind_of(const char *s, enum mgb_plot_kind *k)
 {
-	static const char *const names[] = { "distinct", "steps", "counts", "rate" };
-	static const enum mgb_plot_kind kinds[] = { MGB_PLOT_DISTINCT, MGB_PLOT_STEPS, MGB_PLOT_COUNTS, MGB_PLOT_RATE };
+	static const char *const names[] = { "distinct", "steps", "counts", "rate", "sweep" };
+	static const enum mgb_plot_kind kinds[] = { MGB_PLOT_DISTINCT, MGB_PLOT_STEPS, MGB_PLOT_COUNTS, MGB_PLOT_RATE,
+						    MGB_PLOT_SWEEP };
 
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(names); i++)
 		if (!strcmp(s, names[i])) {
@@ -311,7 +313,7 @@ int cmd_plot(int argc, char **argv)
 		case OPT_WORKLOAD: p.workload = optarg; break;
 		case OPT_KIND:
 			if (kind_of(optarg, &p.kind) < 0)
-				return mgb_usage_error("plot", "--kind '%s': distinct, steps, counts or rate", optarg);
+				return mgb_usage_error("plot", "--kind '%s': distinct, steps, counts, rate or sweep", optarg);
 			break;
 		case OPT_LOG: p.log_y = true; break;
 		case OPT_SCRIPT: script_path = optarg; break;

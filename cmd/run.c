@@ -239,6 +239,51 @@ static const void *backend_params_of(const struct run_opts *ro, const struct mgb
 	return NULL;
 }
 
+/*
+ * A comma list given to an option that sweeps: entry i becomes one entry per value, each with
+ * its own copy of the parameters so far (options given later apply to every copy).  Returns how
+ * many entries it made, or -1.
+ */
+static int sweep_workload(struct run_opts *ro, unsigned i, const struct mgb_workload_option *o, const char *list)
+{
+	size_t size = ro->workloads[i]->params_size;
+	char *copy = strdup(list), *rest = copy, *v, err[MGB_ERR_LEN];
+	void *pristine = malloc(size);
+	int n = 0, rc = 0;
+
+	if (!copy || !pristine) {
+		free(copy), free(pristine);
+		return mgb_usage_error("run", "out of memory");
+	}
+	memcpy(pristine, ro->params[i], size);
+	while (rc == 0 && (v = strsep(&rest, ",")) != NULL) {
+		unsigned at = i + (unsigned)n;
+
+		if (!*v) {
+			rc = mgb_usage_error("run", "--%s '%s': an empty value in the list", o->name, list);
+		} else if (n > 0 && ro->nworkloads >= MAX_ITEMS) {
+			rc = mgb_usage_error("run", "--%s '%s': at most %d sets of cells in one run", o->name, list,
+					     MAX_ITEMS);
+		} else if (n > 0) {
+			memmove(&ro->workloads[at + 1], &ro->workloads[at], (ro->nworkloads - at) * sizeof(ro->workloads[0]));
+			memmove(&ro->params[at + 1], &ro->params[at], (ro->nworkloads - at) * sizeof(ro->params[0]));
+			ro->nworkloads++;
+			ro->workloads[at] = ro->workloads[i];
+			ro->params[at] = malloc(size);
+			if (!ro->params[at])
+				rc = mgb_usage_error("run", "out of memory");
+			else
+				memcpy(ro->params[at], pristine, size);
+		}
+		if (rc == 0 && mgb_param_set(o, ro->params[at], v, err) < 0)
+			rc = mgb_usage_error("run", "%s", err);
+		n++;
+	}
+	free(copy);
+	free(pristine);
+	return rc ? -1 : n;
+}
+
 static int set_workload_option(struct run_opts *ro, const char *name, const char *value)
 {
 	char err[MGB_ERR_LEN];
@@ -246,8 +291,16 @@ static int set_workload_option(struct run_opts *ro, const char *name, const char
 	for (unsigned i = 0; i < ro->nworkloads; i++) {
 		const struct mgb_workload_option *o = mgb_option_find(ro->workloads[i], name);
 
-		if (o && mgb_param_set(o, ro->params[i], value, err) < 0)
+		/* only numbers and choices sweep: a string parameter would point into the list */
+		if (o && o->sweep && o->type != MGB_OPT_STRING && strchr(value, ',')) {
+			int n = sweep_workload(ro, i, o, value);
+
+			if (n < 0)
+				return MGB_EXIT_USAGE;
+			i += (unsigned)n - 1;
+		} else if (o && mgb_param_set(o, ro->params[i], value, err) < 0) {
 			return mgb_usage_error("run", "%s", err);
+		}
 	}
 	return 0;
 }
@@ -368,13 +421,22 @@ static bool is_directory(const char *path, char *err)
 	return true;
 }
 
+/* One workload, swept or not: its name names the file. */
+static bool one_workload(const struct run_opts *ro)
+{
+	for (unsigned i = 1; i < ro->nworkloads; i++)
+		if (ro->workloads[i] != ro->workloads[0])
+			return false;
+	return ro->nworkloads > 0;
+}
+
 static char *default_output_name(const struct run_opts *ro)
 {
 	char when[32], *stem, *name;
 	time_t now = time(NULL);
 
 	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", localtime(&now));
-	if (asprintf(&stem, "mgbench-%s-%s", ro->nworkloads == 1 ? ro->workloads[0]->name : "suite", when) < 0)
+	if (asprintf(&stem, "mgbench-%s-%s", one_workload(ro) ? ro->workloads[0]->name : "suite", when) < 0)
 		return NULL;
 	name = mgb_output_unused_name(stem);
 	free(stem);

@@ -24,6 +24,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double counter(json_t *cell, const char *key)
@@ -64,6 +65,55 @@ static json_t *phase_in(json_t *cell, const char *kind, int cycle)
 		    json_integer_value(json_object_get(ph, "cycle")) == cycle)
 			return ph;
 	return NULL;
+}
+
+/*
+ * --poll-rate 100,max: one cell per rate, in that order; the flat-out poller reaches many times
+ * the paced one's rate and so arms the flag before far more writes; plot draws the sweep by
+ * default.
+ */
+static void poll_rate_sweep(void)
+{
+	char path[600], txt[600];
+	const char *const args[] = { "run", "cost", "--load", "builtin", "--fs", "ext4", "--poll-rate",
+				     "100,max", "--phase-ms", "300", "--cycles", "1", "-q", "-o", path, NULL };
+	const char *const plot[] = { "plot", path, "-o", txt, NULL };
+	struct t_output o;
+	json_t *doc, *slow, *fast;
+	char *picture;
+
+	snprintf(path, sizeof(path), "%s", t_result_path("sweep.json"));
+	snprintf(txt, sizeof(txt), "%s", t_result_path("sweep.txt"));
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "cost --poll-rate 100,max: exit %d: %s", o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(path);
+	slow = json_array_get(json_object_get(doc, "cells"), 0);
+	fast = json_array_get(json_object_get(doc, "cells"), 1);
+	T_CHECK(json_array_size(json_object_get(doc, "cells")) == 2 &&
+			json_integer_value(mgb_json_path(slow, "params.poll-rate")) == 100 &&
+			!strcmp(json_string_value(mgb_json_path(fast, "params.poll-rate")) ?: "", "max"),
+		"one cell per rate, 100 then max");
+	/* paced at 100 Hz over a window of 300 ms and a little more */
+	T_CHECK(t_metric(slow, "ctime.polls_per_s") > 50 && t_metric(slow, "ctime.polls_per_s") < 150,
+		"the paced poller: %g queries/s", t_metric(slow, "ctime.polls_per_s"));
+	if (t_metric(fast, "ctime.polls_per_s") < 1000)
+		fprintf(stderr, "the max poller had no CPU (%g queries/s): its writes are not judged\n",
+			t_metric(fast, "ctime.polls_per_s"));
+	else
+		T_CHECK(num(phase(fast, "ctime"), "inode", "queried_changes") >
+				5 * num(phase(slow, "ctime"), "inode", "queried_changes"),
+			"flat out, more writes follow a query: %g against %g",
+			num(phase(fast, "ctime"), "inode", "queried_changes"),
+			num(phase(slow, "ctime"), "inode", "queried_changes"));
+	json_decref(doc);
+	t_mgbench(&o, plot);
+	T_CHECK(o.status == 0, "plot of the sweep: exit %d: %s", o.status, o.err);
+	t_output_free(&o);
+	picture = t_slurp(txt);
+	T_CHECK(picture && strstr(picture, "per query rate") && strstr(picture, "ext4"),
+		"plot draws the sweep by default, a line per filesystem");
+	free(picture);
 }
 
 /* --phase-ms 600 --cycles 2: time-sized, rotated, paired, background-corrected, flagged short. */
@@ -128,7 +178,9 @@ int main(void)
 	json_t *doc, *cell;
 	char name[64];
 
-	t_require(&(struct t_needs){ .root = true, .filesystems = T_FS_MULTIGRAIN, .slow = true });
+	static const char *const programs[] = { GNUPLOT_PATH, NULL }; /* the sweep's plot */
+
+	t_require(&(struct t_needs){ .root = true, .filesystems = T_FS_MULTIGRAIN, .slow = true, .programs = programs });
 	t_host_snapshot(&before);
 	t_case("fsync: counters move");
 	t_mgbench(&o, fsync_args);
@@ -238,6 +290,7 @@ int main(void)
 		T_CHECK(t_metric(cell, "crosstalk_alone_ratio") > 0, "ext4: crosstalk/alone IOPS ratio recorded");
 	}
 	json_decref(doc);
+	T_RUN(poll_rate_sweep());
 	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after cost");
 	return t_result();

@@ -37,9 +37,9 @@ static const struct mgb_opt_word query_words[] = {
 
 static const struct mgb_workload_option write_options[] = {
 	{ "size", MGB_OPT_SIZE, offsetof(struct write_params, size), "4096",
-	  "bytes written per change, at offset 0", 1, 64 << 20, NULL, NULL },
+	  "bytes written per change, at offset 0", 1, 64 << 20, NULL, NULL, false },
 	{ "query", MGB_OPT_U64, offsetof(struct write_params, query_every), "every",
-	  "statx(CTIME|MTIME) after every write, every K-th write, or none", 0, 0, query_words, NULL },
+	  "statx(CTIME|MTIME) after every write, every K-th write, or none", 0, 0, query_words, NULL, false },
 	{ 0 },
 };
 

@@ -60,9 +60,9 @@ struct nfs_params {
 static const struct mgb_workload_option nfs_options[] = {
 	{ "nfs-url", MGB_OPT_STRING, offsetof(struct nfs_params, url), NULL,
 	  "nfs: use this server (nfs://host/export[?args]) instead of an embedded nfs-ganesha", 0, 0, NULL,
-	  NULL },
+	  NULL, false },
 	{ "nfs-timeout", MGB_OPT_U64, offsetof(struct nfs_params, timeout_s), "5",
-	  "nfs: seconds an NFS call may take before the cell fails", 1, 600, NULL, NULL },
+	  "nfs: seconds an NFS call may take before the cell fails", 1, 600, NULL, NULL, false },
 	{ 0 },
 };
 

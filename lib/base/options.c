@@ -31,12 +31,14 @@ const struct mgb_workload_option *mgb_option_table_find(const struct mgb_workloa
 	return NULL;
 }
 
+/* 1 for one of the option's words (a value of its own, outside the numeric bounds), 0 for a
+ * number, -1 for neither. */
 static int parse_number(const struct mgb_workload_option *o, const char *text, uint64_t *v)
 {
 	for (const struct mgb_opt_word *wd = o->words; wd && wd->word; wd++)
 		if (!strcmp(wd->word, text)) {
 			*v = wd->value;
-			return 0;
+			return 1;
 		}
 	return o->type == MGB_OPT_SIZE ? mgb_parse_size(text, v) : mgb_parse_u64(text, v);
 }
@@ -53,17 +55,18 @@ static void describe_expected(const struct mgb_workload_option *o, char *buf, si
 
 int mgb_param_set(const struct mgb_workload_option *o, void *params, const char *text, char *err)
 {
+	int word;
 	uint64_t v;
 	char expected[128];
 
 	switch (o->type) {
 	case MGB_OPT_U64:
 	case MGB_OPT_SIZE:
-		if (!text || parse_number(o, text, &v) < 0) {
+		if (!text || (word = parse_number(o, text, &v)) < 0) {
 			describe_expected(o, expected, sizeof(expected));
 			return mgb_err(err, "--%s '%s': expected %s", o->name, text ? text : "", expected);
 		}
-		if (v < o->min || (o->max && v > o->max)) {
+		if (!word && (v < o->min || (o->max && v > o->max))) {
 			if (o->max)
 				return mgb_err(err, "--%s %s: must be between %llu and %llu", o->name, text,
 					       (unsigned long long)o->min, (unsigned long long)o->max);

@@ -9,6 +9,7 @@
 #define MGB_OPTIONS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@ struct mgb_workload_option {
 	uint64_t min, max;                 /* numeric bounds (max 0 = none) */
 	const struct mgb_opt_word *words;  /* NULL-terminated, or NULL */
 	const char *const *choices;        /* for MGB_OPT_CHOICE: the words, NULL-terminated */
+	bool sweep;                        /* run accepts a comma list: one set of cells per value */
 };
 
 /* The same for any option table (a backend's): opts terminated by a zero entry, or NULL. */

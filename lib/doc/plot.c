@@ -8,6 +8,7 @@
 #include "workload.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_FS 32
@@ -410,6 +411,132 @@ static int plot_steps(FILE *out, json_t *const *docs, const char *const *labels,
 	return 0;
 }
 
+/* One point of a sweep: the measured query rate and the two figures drawn against it. */
+struct sweep_point {
+	double x, journal, ratio;
+};
+
+static int by_x(const void *a, const void *b)
+{
+	double x = ((const struct sweep_point *)a)->x, y = ((const struct sweep_point *)b)->x;
+
+	return (x > y) - (x < y);
+}
+
+static double number_or_nan(json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* One document's cells of fs as points, sorted by query rate; how many. */
+static size_t sweep_points(json_t *doc, const char *fs, struct sweep_point *pt)
+{
+	size_t n = 0, i;
+	json_t *cell;
+
+	json_array_foreach(json_object_get(doc, "cells"), i, cell) {
+		json_t *m = json_object_get(cell, "metrics");
+		double x = number_or_nan(mgb_json_path(m, "ctime.polls_per_s"));
+
+		if (strcmp(json_string_value(json_object_get(cell, "workload")), "cost") ||
+		    strcmp(json_string_value(json_object_get(cell, "fs")), fs) || isnan(x) || x <= 0 || n >= MAX_VALUES)
+			continue;
+		pt[n++] = (struct sweep_point){ x, number_or_nan(json_object_get(m, "extra_journal_per_1000")),
+						number_or_nan(json_object_get(m, "ctime_size_ratio")) };
+	}
+	qsort(pt, n, sizeof(*pt), by_x);
+	return n;
+}
+
+/* A y label: beside the axis, or under the x axis on the dumb terminal (no rotated text). */
+static void put_ylabel(FILE *out, const struct mgb_plot *p, const char *xlabel, const char *ylabel)
+{
+	char both[400];
+
+	if (p->format == MGB_PLOT_TXT) {
+		snprintf(both, sizeof(both), "%s; y: %s", xlabel, ylabel);
+		fprintf(out, "set xlabel ");
+		put_string(out, both);
+	} else {
+		fprintf(out, "set ylabel ");
+		put_string(out, ylabel);
+	}
+	fputc('\n', out);
+}
+
+/*
+ * cost over a --poll-rate sweep: the extra journal per 1000 writes and the ctime/size IOPS ratio
+ * against the query rate the poller reached, one line per filesystem and document (a datablock
+ * each, its title a column header: names from documents travel as data).
+ */
+static int plot_sweep(FILE *out, json_t *const *docs, const char *const *labels, unsigned ndocs,
+		      const struct mgb_plot *p, const char *title, char *err)
+{
+	static const char xlabel[] = "ctime queries per second (measured)";
+	const char *fs[MAX_FS];
+	unsigned nfs = list_fs(docs, ndocs, "cost", fs), nseries = 0, njournal = 0, nratio = 0;
+	struct sweep_point pt[MAX_VALUES];
+
+	preamble(out, p, title, xlabel, "extra journal per 1000 writes (ctime - size)");
+	for (unsigned f = 0; f < nfs; f++)
+		for (unsigned d = 0; d < ndocs; d++) {
+			size_t n = sweep_points(docs[d], fs[f], pt);
+			char name[200];
+
+			if (!n)
+				continue;
+			snprintf(name, sizeof(name), "%s%s%s", fs[f], ndocs > 1 ? " " : "", ndocs > 1 ? labels[d] : "");
+			fprintf(out, "$s%u << EOD\nqueries ", nseries);
+			put_series_title(out, p, nseries, name);
+			fputc(' ', out);
+			put_series_title(out, p, nseries, name);
+			fputc('\n', out);
+			for (size_t i = 0; i < n; i++) {
+				fprintf(out, "%.9g %.9g %.9g\n", pt[i].x, pt[i].journal, pt[i].ratio);
+				njournal += !isnan(pt[i].journal);
+				nratio += !isnan(pt[i].ratio);
+			}
+			fprintf(out, "EOD\n");
+			nseries++;
+		}
+	if (!nseries)
+		return mgb_err(err, "no cost cells with a measured query rate in these documents");
+	/* both need a size phase beside the ctime phase; tmpfs has no journal */
+	if (!nratio)
+		return mgb_err(err, "no cost cell has a ctime/size ratio: sweep with --poll all");
+	fprintf(out, "set logscale x\nset format x '%%g'\nset multiplot layout %d,1\n", njournal ? 2 : 1);
+	if (njournal) {
+		fprintf(out, "plot for [s=0:%u] sprintf('$s%%d', s) using 1:2 with linespoints title columnheader(2)\n",
+			nseries - 1);
+		fprintf(out, "unset title\nunset logscale y\n");
+	}
+	put_ylabel(out, p, xlabel, "ctime / size writes per second");
+	fprintf(out, "plot for [s=0:%u] sprintf('$s%%d', s) using 1:3 with linespoints title columnheader(3)\n"
+		     "unset multiplot\n",
+		nseries - 1);
+	return 0;
+}
+
+/* Does any document hold cost cells at more than one --poll-rate? */
+static bool swept(json_t *const *docs, unsigned ndocs)
+{
+	for (unsigned d = 0; d < ndocs; d++) {
+		json_t *first = NULL, *cell;
+		size_t i;
+
+		json_array_foreach(json_object_get(docs[d], "cells"), i, cell) {
+			json_t *rate = json_object_get(json_object_get(cell, "params"), "poll-rate");
+
+			if (strcmp(json_string_value(json_object_get(cell, "workload")), "cost") || !rate)
+				continue;
+			if (first && !json_equal(first, rate))
+				return true;
+			first = first ? first : rate;
+		}
+	}
+	return false;
+}
+
 static const struct mgb_column *first_column(const struct mgb_workload *w, const char *format)
 {
 	for (const struct mgb_column *c = w->columns; c->header; c++)
@@ -428,6 +555,8 @@ int mgb_plot_script(FILE *out, json_t *const *docs, const char *const *labels, u
 
 	if (!w)
 		return mgb_err(err, "unknown workload '%s'", p->workload);
+	if (kind == MGB_PLOT_DEFAULT && !strcmp(w->name, "cost") && swept(docs, ndocs))
+		kind = MGB_PLOT_SWEEP;
 	if (kind == MGB_PLOT_DEFAULT)
 		kind = !strcmp(w->name, "statx06") || !strcmp(w->name, "revalidate") ? MGB_PLOT_COUNTS
 		       : first_column(w, "ratio")					  ? MGB_PLOT_DISTINCT
@@ -437,6 +566,11 @@ int mgb_plot_script(FILE *out, json_t *const *docs, const char *const *labels, u
 		snprintf(title, sizeof(title), "%s: %s per filesystem", w->name,
 			 !strcmp(w->name, "revalidate") ? "misses per opportunity" : "counts");
 		return plot_counts(out, docs, labels, ndocs, p, w, title, err);
+	case MGB_PLOT_SWEEP:
+		if (strcmp(w->name, "cost"))
+			return mgb_err(err, "--kind sweep draws cost's --poll-rate sweeps, not %s", w->name);
+		snprintf(title, sizeof(title), "cost: the price of queries, per query rate");
+		return plot_sweep(out, docs, labels, ndocs, p, title, err);
 	case MGB_PLOT_STEPS:
 		snprintf(title, sizeof(title), "%s: distribution of ctime steps", w->name);
 		return plot_steps(out, docs, labels, ndocs, p, title, err);

@@ -17,6 +17,7 @@ enum mgb_plot_kind {
 	MGB_PLOT_STEPS,    /* the distribution of ctime steps (ctime.step_ns.buckets), log axes */
 	MGB_PLOT_COUNTS,   /* its count columns (statx06's brackets, revalidate's misses) */
 	MGB_PLOT_RATE,     /* its first rate column, with min-max whiskers over repeats */
+	MGB_PLOT_SWEEP,    /* cost over --poll-rate values: extra journal and IOPS ratio per query rate */
 };
 
 enum mgb_plot_format { MGB_PLOT_PNG, MGB_PLOT_SVG, MGB_PLOT_TXT };

@@ -51,34 +51,37 @@ static const char *const poll_choices[] = {
 	[POLL_ALL] = "all", [POLL_NONE] = "none", [POLL_SIZE] = "size", [POLL_CTIME] = "ctime", NULL,
 };
 
+/* --poll-rate max: the poller queries as fast as it can, no pause */
+static const struct mgb_opt_word poll_words[] = { { "max", 0 }, { NULL, 0 } };
+
 /* --phase-ms rounds: the phases of old, --rounds writes each whatever the time */
 static const struct mgb_opt_word phase_words[] = { { "rounds", 0 }, { NULL, 0 } };
 
 static const struct mgb_workload_option cost_options[] = {
-	{ "size", MGB_OPT_SIZE, offsetof(struct cost_params, size), "4096", "bytes per write", 1, 64 << 20, NULL, NULL },
+	{ "size", MGB_OPT_SIZE, offsetof(struct cost_params, size), "4096", "bytes per write", 1, 64 << 20, NULL, NULL, false },
 	{ .name = "mode", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, mode), .defval = "overwrite",
 	  .help = "overwrite (within --file-size), append, or fio-basic (the robot's falloc job)",
 	  .choices = mode_choices },
 	{ .name = "sync", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, sync), .defval = "none",
 	  .help = "none, fsync or fdatasync", .choices = sync_choices },
 	{ "sync-every", MGB_OPT_U64, offsetof(struct cost_params, sync_every), "1", "writes between syncs", 1, 0, NULL,
-	  NULL },
+	  NULL, false },
 	{ .name = "poll", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, poll), .defval = "all",
 	  .help = "query stream: all (none, size, ctime interleaved) or one", .choices = poll_choices },
-	{ "poll-rate", MGB_OPT_U64, offsetof(struct cost_params, poll_rate), "1000", "queries per second", 1, 1000000,
-	  NULL, NULL },
+	{ "poll-rate", MGB_OPT_U64, offsetof(struct cost_params, poll_rate), "1000",
+	  "queries per second, or max (no pause); a list (10,100,max) sweeps", 1, 1000000, poll_words, NULL, true },
 	{ "cycles", MGB_OPT_U64, offsetof(struct cost_params, cycles), "3", "interleaved cycles of the phases", 1, 100,
-	  NULL, NULL },
+	  NULL, NULL, false },
 	{ "phase-ms", MGB_OPT_U64, offsetof(struct cost_params, phase_ms), "2000",
-	  "milliseconds each phase writes for (rounds: --rounds writes each)", 0, 3600000, phase_words, NULL },
+	  "milliseconds each phase writes for (rounds: --rounds writes each)", 0, 3600000, phase_words, NULL, false },
 	{ "file-size", MGB_OPT_SIZE, offsetof(struct cost_params, file_size), "1m",
-	  "where overwrites wrap (file size, e.g. for btrfs)", 4096, 1ULL << 34, NULL, NULL },
+	  "where overwrites wrap (file size, e.g. for btrfs)", 4096, 1ULL << 34, NULL, NULL, false },
 	{ .name = "load", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, load), .defval = "auto",
 	  .help = "fio, builtin, or auto (fio if configured, with --backend sync)", .choices = load_choices },
 	{ "nocow", MGB_OPT_BOOL, offsetof(struct cost_params, nocow), NULL,
-	  "set NOCOW on the file (chattr +C; btrfs: no copy-on-write)", 0, 0, NULL, NULL },
+	  "set NOCOW on the file (chattr +C; btrfs: no copy-on-write)", 0, 0, NULL, NULL, false },
 	{ "crosstalk", MGB_OPT_BOOL, offsetof(struct cost_params, crosstalk), NULL,
-	  "no poller; alone and crosstalk phases (another process write+statx on a tmpfs)", 0, 0, NULL, NULL },
+	  "no poller; alone and crosstalk phases (another process write+statx on a tmpfs)", 0, 0, NULL, NULL, false },
 	{ 0 },
 };
 
@@ -107,7 +110,7 @@ static void *poll_loop(void *arg)
 {
 	struct poller *p = arg;
 	struct timespec next;
-	int64_t period = MGB_NSEC_PER_SEC / (int64_t)p->rate;
+	int64_t period = p->rate ? MGB_NSEC_PER_SEC / (int64_t)p->rate : 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!atomic_load(&p->stop)) {
@@ -119,6 +122,8 @@ static void *poll_loop(void *arg)
 			break;
 		}
 		atomic_fetch_add(&p->polls, 1);
+		if (!period)
+			continue;
 		next.tv_nsec += period;
 		while (next.tv_nsec >= MGB_NSEC_PER_SEC) {
 			next.tv_nsec -= MGB_NSEC_PER_SEC;
@@ -295,11 +300,11 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 	free(lat);
 	if (cycle >= 0 && r == 0) {
 		json_array_append_new(
-			phases, MGB_JSON_PACK("{s:s, s:i, s:i, s:I, s:I, s:I, s:b, s:f, s:I, s:o, s:o, s:o, s:o, s:o}",
+			phases, MGB_JSON_PACK("{s:s, s:i, s:i, s:I, s:I, s:I, s:b, s:f, s:f, s:I, s:o, s:o, s:o, s:o, s:o}",
 					      "kind", cost_kind_names[k], "cycle", cycle, "position", position, "writes",
 					      (json_int_t)done, "window_ns", (json_int_t)wall, "load_ns", (json_int_t)load_ns,
 					      "short", load_ns < SHORT_PHASE_NS, "writes_per_s", mgb_per_s(done, load_ns),
-					      "polls",
+					      "polls_per_s", mgb_per_s(atomic_load(&poller.polls), wall), "polls",
 					      (json_int_t)atomic_load(&poller.polls), "multigrain",
 					      mgb_mg_counters_delta_json(&mg0, &mg1), "counters", counters, "inode", inode,
 					      "fio", c->fio ? mgb_fio_result_json(&res) : json_null(), "write_clat_ns", clat));
@@ -458,8 +463,9 @@ static void put_summary(struct mgb_ctx *ctx, json_t *phases, const char *journal
 
 		json_object_set_new(
 			ctx->metrics, cost_kind_names[k],
-			MGB_JSON_PACK("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "writes_per_s",
-				      cost_median_json(json_incref(wps)), "writes_per_s_spread", wps, "journal_per_1000",
+			MGB_JSON_PACK("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "writes_per_s",
+				      cost_median_json(json_incref(wps)), "writes_per_s_spread", wps, "polls_per_s",
+				      cost_median_json(cost_over_cycles(phases, k, "polls_per_s", NULL)), "journal_per_1000",
 				      journal ? cost_median_json(cost_over_cycles(phases, k, journal, "counters")) : json_null(),
 				      "journal_per_1000_corrected",
 				      journal ? cost_median_json(cost_over_cycles(phases, k, journal, "background_corrected"))
