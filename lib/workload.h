@@ -41,6 +41,9 @@ struct mgb_ctx {
 	 * the cell is "unsupported", which is reported but does not fail the run.  Set it through
 	 * mgb_fail() or mgb_require_ops(); an operation the backend lacks outright is needs_ops'. */
 	bool unsupported;
+	/* The cell's multigrain evidence (cell.multigrain.in_effect: about the measured filesystem,
+	 * or over a protocol the exported one): 1 in effect, 0 not, -1 unknown. */
+	int multigrain;
 	/* The measured window (mgb_measure_begin/end): the runner's counter deltas cover it only,
 	 * so a workload's setup (files, a second filesystem) is not counted as its load. */
 	bool measured_begun, measured_ended;
