@@ -101,6 +101,10 @@ struct mgb_workload {
 	/* Optional: whether these parameters run two threads or processes side by side (a poller
 	 * beside a writer), which one CPU can only interleave: such a cell on one CPU is warned of. */
 	bool (*needs_two_cpus)(const void *params);
+	/* Optional: metrics renamed since older documents were written, as pairs of dotted paths
+	 * (new, old), NULL-terminated: compare and report read the old name where the new one is
+	 * missing, so an old document still meets a new one column for column. */
+	const char *const *renamed;
 };
 
 #define MGB_DEFAULT_ROUNDS 10000
