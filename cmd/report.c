@@ -94,7 +94,8 @@ static char *group_failures(json_t *list)
 }
 
 /* One column's median, min and max over the group's usable cells. */
-static void summarise_column(json_t *list, const struct mgb_column *c, json_t *median, json_t *lo, json_t *hi)
+static void summarise_column(const struct mgb_workload *w, json_t *list, const struct mgb_column *c, json_t *median,
+			     json_t *lo, json_t *hi)
 {
 	double *v = malloc((json_array_size(list) + 1) * sizeof(double));
 	size_t i, n = 0;
@@ -103,7 +104,7 @@ static void summarise_column(json_t *list, const struct mgb_column *c, json_t *m
 	if (!v)
 		abort();
 	json_array_foreach(list, i, cell) {
-		json_t *x = mgb_json_path(json_object_get(cell, "metrics"), c->path);
+		json_t *x = mgb_metric_path(w, json_object_get(cell, "metrics"), c->path);
 
 		if (cell_ok(cell) && json_is_number(x))
 			v[n++] = json_number_value(x);
@@ -141,7 +142,7 @@ static json_t *summarise(json_t *const *docs, unsigned ndocs)
 		size_t n = json_array_size(list);
 
 		for (const struct mgb_column *c = w ? w->columns : NULL; c && c->header; c++)
-			summarise_column(list, c, median, lo, hi);
+			summarise_column(w, list, c, median, lo, hi);
 		/* the label fits its 10 columns whatever the count */
 		snprintf(label, sizeof(label), n < 1000 ? "min of %zu" : "min n=%zu", n);
 		json_object_set_new(row, "metrics", median);

@@ -87,6 +87,23 @@ int mgb_tracecount_open_filter(struct mgb_tracecount *tc, const char *group, con
 int64_t mgb_tracecount_read(const struct mgb_tracecount *tc);
 void mgb_tracecount_close(struct mgb_tracecount *tc);
 
+/*
+ * One inode's ctime changes, on either of the kernel's paths in inode_set_ctime_current: a
+ * multigrain inode's new ctime is swapped in (timestamp:ctime_ns_xchg), any other inode's
+ * (ramfs) is set through inode_set_ctime_to_ts (timestamp:inode_set_ctime_to_ts).  A write
+ * calls that only when the coarse time differs from the ctime, so each hit is a change.
+ */
+struct mgb_ctime_changes {
+	struct mgb_tracecount mg, other;
+};
+
+/* Open both counts (the multigrain path's only if want_mg: it costs a few percent of a write);
+ * a count that cannot be opened is left closed and reads -1. */
+void mgb_ctime_changes_open(struct mgb_ctime_changes *cc, const struct mgb_target *t, uint64_t ino, bool want_mg);
+/* The hits on each path so far: -1 for a path not counted or unreadable. */
+void mgb_ctime_changes_read(const struct mgb_ctime_changes *cc, int64_t *mg, int64_t *other);
+void mgb_ctime_changes_close(struct mgb_ctime_changes *cc);
+
 /* The empirical multigrain test on a directory: write+statx rounds, distinct ctimes counted. */
 struct mgb_mgtime_probe {
 	unsigned rounds;

@@ -42,6 +42,9 @@ struct mgb_ctx {
 	 * the cell is "unsupported", which is reported but does not fail the run.  Set it through
 	 * mgb_fail() or mgb_require_ops(); an operation the backend lacks outright is needs_ops'. */
 	bool unsupported;
+	/* The cell's multigrain evidence (cell.multigrain.in_effect: about the measured filesystem,
+	 * or over a protocol the exported one): 1 in effect, 0 not, -1 unknown. */
+	int multigrain;
 	/* The measured window (mgb_measure_begin/end): the runner's counter deltas cover it only,
 	 * so a workload's setup (files, a second filesystem) is not counted as its load. */
 	bool measured_begun, measured_ended;
@@ -99,6 +102,10 @@ struct mgb_workload {
 	/* Optional: whether these parameters run two threads or processes side by side (a poller
 	 * beside a writer), which one CPU can only interleave: such a cell on one CPU is warned of. */
 	bool (*needs_two_cpus)(const void *params);
+	/* Optional: metrics renamed since older documents were written, as pairs of dotted paths
+	 * (new, old), NULL-terminated: compare and report read the old name where the new one is
+	 * missing, so an old document still meets a new one column for column. */
+	const char *const *renamed;
 };
 
 #define MGB_DEFAULT_ROUNDS 10000

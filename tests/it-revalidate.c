@@ -2,13 +2,16 @@
 /*
  * Integration: `revalidate` on scratch ext4, xfs, btrfs, tmpfs and ramfs made by mgbench.
  * --sequenced: multigrain filesystems miss nothing; ramfs (coarse stamps) misses most versions,
- * all for granularity, none for ordering (impossible by construction).  Free-running: the run
- * works and reports the three classes (ordering, in-flight, granularity); the races are
+ * all for granularity, none announced before the stat (impossible by construction).  Free-running:
+ * the run works and reports the three classes (announced, in-flight, granularity); the races are
  * timing-dependent and not asserted, but a multigrain filesystem never misses for granularity,
- * and the threads are pinned to two CPUs.  Confined to one CPU, the threads cannot run side by
- * side: the cells come back with a handful of fresh polls and are inconclusive (NO in the table,
- * conclusive false, exit 1 under --check), never a clean 0.  SIGINT stops the handshake cleanly, bad
- * options are usage errors, and the host is left as it was.
+ * and the threads are pinned to two CPUs.  Announced misses are called ordering misses
+ * (announced_implies_ordering) on the local multigrain filesystems and never on ramfs.  An older
+ * document, with the class under its old name "ordering", still compares column for column.
+ * Confined to one CPU, the threads cannot run side by side: the cells come back with a handful of
+ * fresh polls and are inconclusive (NO in the table, conclusive false, exit 1 under --check),
+ * never a clean 0.  SIGINT stops the handshake cleanly, bad options are usage errors, and the
+ * host is left as it was.
  */
 #include "config.h"
 #include "helpers.h"
@@ -38,7 +41,7 @@ static json_t *run(const char *mode, const char *rounds)
 
 	t_mgbench(&o, args);
 	T_CHECK(o.status == 0, "exit %d: %s", o.status, o.err);
-	T_CHECK(strstr(o.out, "gran/frsh") && strstr(o.out, "ord/read") && strstr(o.out, "ramfs"),
+	T_CHECK(strstr(o.out, "gran/frsh") && strstr(o.out, "ann/read") && strstr(o.out, "ramfs"),
 		"table printed:\n%s", o.out);
 	for (const char *line = o.out; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "")
 		T_CHECK(strcspn(line, "\n") <= 72, "table line over 72 columns: %.*s", (int)strcspn(line, "\n"), line);
@@ -70,6 +73,25 @@ static void check_per_opportunity(json_t *cell, const char *fs, const char *vers
 		T_CHECK(json_is_null(r), "%s: %s is null without an opportunity", fs, ratio);
 }
 
+/*
+ * Announced misses are ordering misses only where the inference is sound: a multigrain
+ * filesystem reached locally (these cells: sync), never on ramfs's coarse stamps.  The old
+ * names are gone.
+ */
+static void check_implies_ordering(json_t *cell, const char *fs)
+{
+	json_t *m = json_object_get(cell, "metrics"), *implies = json_object_get(m, "announced_implies_ordering");
+	const char *why = json_string_value(json_object_get(m, "announced_implies_ordering_reason"));
+	bool multigrain = strcmp(fs, "ramfs") != 0;
+
+	T_CHECK(json_is_boolean(implies) && why && *why, "%s: announced_implies_ordering and its reason", fs);
+	T_CHECK(json_is_true(implies) == multigrain, "%s: announced_implies_ordering %s (%s)", fs,
+		json_is_true(implies) ? "true" : "false", why ?: "no reason");
+	T_CHECK(!json_object_get(m, "misses_ordering") && !json_object_get(m, "ordering_miss_ratio") &&
+			!json_object_get(m, "rereads_missed_ordering"),
+		"%s: no metric keeps the old name", fs);
+}
+
 /* What every cell must show, whatever the mode. */
 static json_t *check_cell(json_t *doc, const char *fs, double rounds)
 {
@@ -83,7 +105,7 @@ static json_t *check_cell(json_t *doc, const char *fs, double rounds)
 		"%s really mounted as %s", fs, fs);
 	T_CHECK(t_metric(cell, "versions_written") == rounds, "%s versions %g", fs, t_metric(cell, "versions_written"));
 	T_CHECK(t_metric(cell, "polls") >= 1, "%s polls %g", fs, t_metric(cell, "polls"));
-	T_CHECK(is_integer(cell, "misses_granularity") && is_integer(cell, "misses_ordering") &&
+	T_CHECK(is_integer(cell, "misses_granularity") && is_integer(cell, "misses_announced") &&
 		is_integer(cell, "misses_inflight") && is_integer(cell, "stale_polls"), "%s: miss counts are integers", fs);
 	T_CHECK(json_is_boolean(json_object_get(json_object_get(cell, "metrics"), "conclusive")), "%s: conclusive", fs);
 	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2)
@@ -91,15 +113,17 @@ static json_t *check_cell(json_t *doc, const char *fs, double rounds)
 			json_is_true(json_object_get(json_object_get(cell, "metrics"), "pinned")) ==
 				!json_is_true(json_object_get(json_object_get(cell, "params"), "sequenced")),
 			"%s: free-running threads pinned to two CPUs, sequenced ones not", fs);
-	T_CHECK(t_metric(cell, "misses_granularity_per_s") >= 0 && t_metric(cell, "misses_ordering_per_s") >= 0,
+	T_CHECK(t_metric(cell, "misses_granularity_per_s") >= 0 && t_metric(cell, "misses_announced_per_s") >= 0,
 		"%s: miss rates present", fs);
-	T_CHECK(t_metric(cell, "misses_granularity") + t_metric(cell, "misses_ordering") +
+	T_CHECK(t_metric(cell, "misses_granularity") + t_metric(cell, "misses_announced") +
 		t_metric(cell, "misses_inflight") <= rounds,
 		"%s: a version is missed at most once", fs);
 	T_CHECK(t_metric(cell, "elapsed_ns") > 0, "%s elapsed", fs);
 	check_per_opportunity(cell, fs, "misses_granularity", "fresh_polls_missed_granularity", "fresh_polls",
 			      "granularity_miss_ratio");
-	check_per_opportunity(cell, fs, "misses_ordering", "rereads_missed_ordering", "rereads", "ordering_miss_ratio");
+	check_per_opportunity(cell, fs, "misses_announced", "rereads_missed_announced", "rereads",
+			      "announced_miss_ratio");
+	check_implies_ordering(cell, fs);
 	check_per_opportunity(cell, fs, "misses_inflight", "rereads_missed_inflight", "rereads", "inflight_miss_ratio");
 	return cell;
 }
@@ -120,8 +144,8 @@ static void sequenced(void)
 		T_CHECK(t_metric(cell, "stale_polls") == 0, "%s stale polls %g", mg[i], t_metric(cell, "stale_polls"));
 		T_CHECK(t_metric(cell, "misses_granularity") == 0, "%s granularity misses %g", mg[i],
 			t_metric(cell, "misses_granularity"));
-		T_CHECK(t_metric(cell, "misses_ordering") == 0, "%s ordering misses %g", mg[i],
-			t_metric(cell, "misses_ordering"));
+		T_CHECK(t_metric(cell, "misses_announced") == 0, "%s announced misses %g", mg[i],
+			t_metric(cell, "misses_announced"));
 		T_CHECK(t_metric(cell, "misses_inflight") == 0, "%s in-flight misses %g", mg[i],
 			t_metric(cell, "misses_inflight"));
 		T_CHECK(json_is_true(json_object_get(json_object_get(cell, "metrics"), "conclusive")),
@@ -144,8 +168,8 @@ static void sequenced(void)
 		}
 		else
 			fprintf(stderr, "ramfs --sequenced: the floor moved too often to judge the misses\n");
-		T_CHECK(t_metric(cell, "misses_ordering") == 0 && t_metric(cell, "misses_inflight") == 0,
-			"ramfs ordering misses %g, in-flight %g", t_metric(cell, "misses_ordering"),
+		T_CHECK(t_metric(cell, "misses_announced") == 0 && t_metric(cell, "misses_inflight") == 0,
+			"ramfs announced misses %g, in-flight %g", t_metric(cell, "misses_announced"),
 			t_metric(cell, "misses_inflight"));
 	}
 	json_decref(doc);
@@ -167,11 +191,68 @@ static const char *verdict_of(json_t *cmp, const char *metric, const char **kind
 	return "";
 }
 
+/* The metrics object of the first cell of a compare --format json document's metric, or NULL. */
+static json_t *compared(json_t *cmp, const char *metric)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_array_get(json_object_get(cmp, "cells"), 0), "metrics"), i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "metric")) ?: "", metric))
+			return m;
+	return NULL;
+}
+
+/*
+ * A document written before the class was renamed (the same cell with its old keys) against a
+ * new one: compare reads the old names, so the announced ratio has values on both sides.
+ */
+static void compare_old_names(const char *new_path)
+{
+	static const char *const renamed[][2] = {
+		{ "misses_announced", "misses_ordering" },
+		{ "misses_announced_per_s", "misses_ordering_per_s" },
+		{ "rereads_missed_announced", "rereads_missed_ordering" },
+		{ "announced_miss_ratio", "ordering_miss_ratio" },
+	};
+	char old_path[512];
+	json_t *doc = t_load(new_path), *m, *cmp, *values;
+	struct t_output o;
+
+	if (!doc)
+		return;
+	m = json_object_get(json_array_get(json_object_get(doc, "cells"), 0), "metrics");
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++) {
+		json_object_set(m, renamed[i][1], json_object_get(m, renamed[i][0]));
+		json_object_del(m, renamed[i][0]);
+	}
+	json_object_del(m, "announced_implies_ordering");
+	json_object_del(m, "announced_implies_ordering_reason");
+	snprintf(old_path, sizeof(old_path), "%s", t_result_path("cmp-old-names.json"));
+	T_CHECK(json_dump_file(doc, old_path, JSON_INDENT(1)) == 0, "old-named document written");
+	json_decref(doc);
+	{
+		const char *const args[] = { "compare", "--format", "json", old_path, new_path, NULL };
+
+		t_mgbench(&o, args);
+	}
+	T_CHECK(o.status == 0, "compare old names against new: exit %d %s", o.status, o.err);
+	cmp = json_loads(o.out, 0, NULL);
+	t_output_free(&o);
+	T_CHECK(cmp != NULL, "compare of an old-named document parses");
+	values = json_object_get(compared(cmp, "announced_miss_ratio"), "values");
+	T_CHECK(json_is_number(json_object_get(json_array_get(values, 0), "value")) &&
+			json_is_number(json_object_get(json_array_get(values, 1), "value")) &&
+			json_is_number(json_object_get(json_array_get(values, 0), "events")),
+		"the old document's ordering_miss_ratio is read as announced_miss_ratio");
+	json_decref(cmp);
+}
+
 /*
  * compare judges the classes per opportunity: ramfs against tmpfs, --sequenced, where ramfs's
  * coarse stamps miss most fresh polls and tmpfs none.  Before, compare tested missed versions out
  * of versions written; now the granularity ratio is tested as fresh polls out of fresh polls, and
- * the ordering ratio as re-reads out of re-reads.
+ * the announced ratio as re-reads out of re-reads.
  */
 static void compare_per_opportunity(void)
 {
@@ -203,8 +284,8 @@ static void compare_per_opportunity(void)
 	T_CHECK(cmp != NULL, "compare --format json parses");
 	if (!cmp)
 		return;
-	v = verdict_of(cmp, "ordering_miss_ratio", &kind);
-	T_CHECK(!strcmp(kind, "proportion"), "ordering misses per re-read judged as a proportion (%s)", kind);
+	v = verdict_of(cmp, "announced_miss_ratio", &kind);
+	T_CHECK(!strcmp(kind, "proportion"), "announced misses per re-read judged as a proportion (%s)", kind);
 	v = verdict_of(cmp, "granularity_miss_ratio", &kind);
 	T_CHECK(!strcmp(kind, "proportion"), "granularity misses per fresh poll judged as a proportion (%s)", kind);
 	doc = t_load(a);
@@ -215,6 +296,7 @@ static void compare_per_opportunity(void)
 		fprintf(stderr, "compare ramfs/tmpfs: the floor moved too often to judge ramfs's misses\n");
 	json_decref(doc);
 	json_decref(cmp);
+	compare_old_names(b);
 }
 
 /* One CPU for both threads: they take turns, so the poller sees new data a few times only. */

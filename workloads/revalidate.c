@@ -19,9 +19,14 @@
  * before are missed, and each x goes to exactly one class by when write x began relative to the
  * stat whose stamp the client cached.  The writer sets `started` to x before it calls pwrite
  * for x; the poller reads it right before that stat (b0) and right after it returned (b1):
- *   ordering     x <= b0: write x had certainly begun before the cached stamp was taken, yet
- *                the client's re-read got older data: the stamp was settled before the data was
- *                visible, and old data now sits under a stamp that write will not move again.
+ *   announced    x <= b0: write x was announced before the cached stamp's stat, yet the
+ *                client's re-read got older data.  Announced is all user space sees: the write
+ *                may not have entered the kernel yet.  Where a stamp update after the stat must
+ *                move the ctime (a local multigrain filesystem: the stat armed the flag), the
+ *                update came before the stat, so the stamp was settled before the data was
+ *                visible: an ordering miss (announced_implies_ordering says when).  With coarse
+ *                stamps the write may have entered after the stat, in the same tick (a
+ *                granularity miss); over NFS the server may answer the GETATTR first.
  *   inflight     b0 < x <= b1: write x was announced while the stat ran; whether its stamp
  *                update came before or after the stamp was read cannot be told.
  *   granularity  x > b1: write x began after the stat, completed (the oracle saw its data
@@ -29,9 +34,10 @@
  *                not move across a completed write.
  * With --sequenced, write k+1 only starts after the poll that follows write k has finished, and
  * that poll only starts once write k has returned, so at every re-read b0 == b1 == v: each
- * missed version is > b1, and ordering and inflight misses are impossible by construction.  On a multigrain filesystem the stat arms the inode's QUERIED
- * flag, so the first stamp update after it gives a new stamp, and stamps never come back: a
- * multigrain kernel shows no granularity misses, in either mode.
+ * missed version is > b1, and announced and inflight misses are impossible by construction.
+ * On a multigrain filesystem the stat arms the inode's QUERIED flag, so the first stamp update
+ * after it gives a new stamp, and stamps never come back: a multigrain kernel shows no
+ * granularity misses, in either mode.
  *
  * Free-running results depend on the two threads really running side by side, so the writer
  * and the poller are pinned to two different CPUs where there are two (pinned says whether it
@@ -40,7 +46,7 @@
  * MIN_FRESH_POLLS the cell is inconclusive (conclusive false, a failure under --check), never a
  * clean 0.
  *
- * Each class is also counted per opportunity (reval_columns says why): ordering and in-flight
+ * Each class is also counted per opportunity (reval_columns says why): announced and in-flight
  * misses per re-read (a re-read whose data missed such a version, once per class), granularity
  * misses per fresh poll (a fresh poll that found one).
  */
@@ -75,7 +81,7 @@ static const struct mgb_workload_option reval_options[] = {
 
 /*
  * What compare judges is each class per opportunity, not the count of missed versions: an
- * ordering or in-flight miss can only follow a re-read, and a multigrain kernel re-reads at
+ * announced or in-flight miss can only follow a re-read, and a multigrain kernel re-reads at
  * almost every poll where a coarse one re-reads about once per tick, so counts of versions
  * compare kernels by how often they gave the race a chance.  A granularity miss can only be found
  * at a fresh poll.  The version counts stay in the document (misses_*), beside the ratios, as do
@@ -86,10 +92,19 @@ static const struct mgb_column reval_columns[] = {
 	{ "re-reads", "rereads", "int", MGB_BETTER_NONE, NULL, NULL },
 	{ "gran/frsh", "granularity_miss_ratio", "ratio", MGB_BETTER_LOWER, "fresh_polls_missed_granularity",
 	  "fresh_polls" },
-	{ "ord/read", "ordering_miss_ratio", "ratio", MGB_BETTER_LOWER, "rereads_missed_ordering", "rereads" },
+	{ "ann/read", "announced_miss_ratio", "ratio", MGB_BETTER_LOWER, "rereads_missed_announced", "rereads" },
 	{ "infl/read", "inflight_miss_ratio", "ratio", MGB_BETTER_NONE, "rereads_missed_inflight", "rereads" },
 	{ "judged", "conclusive", "yesno", MGB_BETTER_NONE, NULL, NULL },
 	{ 0 },
+};
+
+/* The announced class was called "ordering" before it was named for what it shows. */
+static const char *const reval_renamed[] = {
+	"announced_miss_ratio", "ordering_miss_ratio",
+	"rereads_missed_announced", "rereads_missed_ordering",
+	"misses_announced", "misses_ordering",
+	"misses_announced_per_s", "misses_ordering_per_s",
+	NULL,
 };
 
 /* A free-running cell needs this many fresh polls, the chances to find a granularity miss, before
@@ -105,11 +120,11 @@ struct client {
 	uint64_t counted; /* versions up to here are already counted as missed */
 	uint64_t last_seen; /* the oracle's version at the previous poll */
 	uint64_t polls, fresh_polls, rereads, stale_polls, torn;
-	uint64_t miss_granularity, miss_ordering, miss_inflight; /* versions */
-	/* per opportunity: re-reads whose data missed an ordering or in-flight version (each re-read
-	 * once per class), fresh polls that found a granularity miss */
-	uint64_t rereads_missed_ordering, rereads_missed_inflight, fresh_polls_missed_granularity;
-	bool entry_missed_ordering, entry_missed_inflight; /* the cached re-read is already counted */
+	uint64_t miss_granularity, miss_announced, miss_inflight; /* versions */
+	/* per opportunity: re-reads whose data missed an announced or in-flight version (each
+	 * re-read once per class), fresh polls that found a granularity miss */
+	uint64_t rereads_missed_announced, rereads_missed_inflight, fresh_polls_missed_granularity;
+	bool entry_missed_announced, entry_missed_inflight; /* the cached re-read is already counted */
 	char *buf;
 };
 
@@ -207,14 +222,14 @@ static int refill(struct reval *rv, struct client *c, int64_t stamp, const uint6
 	c->began = began[0];
 	c->began_after = began[1];
 	c->counted = c->version;
-	c->entry_missed_ordering = c->entry_missed_inflight = false;
+	c->entry_missed_announced = c->entry_missed_inflight = false;
 	return 0;
 }
 
 /*
  * A stale poll: the client keeps version c->version though the oracle saw `seen`.  Versions up
  * to c->counted were counted by an earlier stale poll of this cache entry; of the new ones,
- * those whose write had begun before the cached stamp's stat (<= c->began) are ordering misses,
+ * those whose write was announced before the cached stamp's stat (<= c->began) are announced misses,
  * those begun while it ran (<= c->began_after) in-flight misses, the later ones granularity
  * misses.
  */
@@ -225,21 +240,21 @@ static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi)
 
 static void count_misses(struct client *c, uint64_t seen)
 {
-	uint64_t lo = c->counted, ord_end, infl_end;
+	uint64_t lo = c->counted, ann_end, infl_end;
 
 	if (seen <= lo)
 		return;
-	ord_end = clamp(c->began, lo, seen);
-	infl_end = clamp(c->began_after, ord_end, seen);
-	c->miss_ordering += ord_end - lo;
-	c->miss_inflight += infl_end - ord_end;
+	ann_end = clamp(c->began, lo, seen);
+	infl_end = clamp(c->began_after, ann_end, seen);
+	c->miss_announced += ann_end - lo;
+	c->miss_inflight += infl_end - ann_end;
 	c->miss_granularity += seen - infl_end;
 	c->counted = seen;
-	if (ord_end > lo && !c->entry_missed_ordering) {
-		c->rereads_missed_ordering++;
-		c->entry_missed_ordering = true;
+	if (ann_end > lo && !c->entry_missed_announced) {
+		c->rereads_missed_announced++;
+		c->entry_missed_announced = true;
 	}
-	if (infl_end > ord_end && !c->entry_missed_inflight) {
+	if (infl_end > ann_end && !c->entry_missed_inflight) {
 		c->rereads_missed_inflight++;
 		c->entry_missed_inflight = true;
 	}
@@ -416,11 +431,35 @@ static json_t *ratio(uint64_t events, uint64_t opportunities)
 static void set_per_opportunity(json_t *m, const struct client *c)
 {
 	json_object_set_new(m, "fresh_polls_missed_granularity", json_integer((json_int_t)c->fresh_polls_missed_granularity));
-	json_object_set_new(m, "rereads_missed_ordering", json_integer((json_int_t)c->rereads_missed_ordering));
+	json_object_set_new(m, "rereads_missed_announced", json_integer((json_int_t)c->rereads_missed_announced));
 	json_object_set_new(m, "rereads_missed_inflight", json_integer((json_int_t)c->rereads_missed_inflight));
 	json_object_set_new(m, "granularity_miss_ratio", ratio(c->fresh_polls_missed_granularity, c->fresh_polls));
-	json_object_set_new(m, "ordering_miss_ratio", ratio(c->rereads_missed_ordering, c->rereads));
+	json_object_set_new(m, "announced_miss_ratio", ratio(c->rereads_missed_announced, c->rereads));
 	json_object_set_new(m, "inflight_miss_ratio", ratio(c->rereads_missed_inflight, c->rereads));
+}
+
+/*
+ * Whether the announced misses are ordering misses, and why: only where a stamp update after the
+ * stat must have moved the ctime, which holds on a multigrain filesystem reached locally.
+ */
+static void set_implies_ordering(json_t *m, const struct mgb_ctx *ctx)
+{
+	const char *why;
+	bool yes = false;
+
+	if (ctx->be->ops->reach != MGB_REACH_LOCAL)
+		why = "over NFS the server may answer the GETATTR before the WRITE arrives";
+	else if (ctx->multigrain < 0)
+		why = "whether this filesystem is multigrain is unknown";
+	else if (!ctx->multigrain)
+		why = "coarse stamps: a write announced before the stat may enter after it and take the same tick's stamp";
+	else {
+		why = "local multigrain filesystem: the stat armed the flag, so a stamp update after it would have moved the "
+		      "ctime";
+		yes = true;
+	}
+	json_object_set_new(m, "announced_implies_ordering", json_boolean(yes));
+	json_object_set_new(m, "announced_implies_ordering_reason", json_string(why));
 }
 
 static int reval_run(struct mgb_ctx *ctx)
@@ -484,19 +523,20 @@ static int reval_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "fresh_polls", json_integer((json_int_t)c->fresh_polls));
 	json_object_set_new(ctx->metrics, "stale_polls", json_integer((json_int_t)c->stale_polls));
 	json_object_set_new(ctx->metrics, "misses_granularity", json_integer((json_int_t)c->miss_granularity));
-	json_object_set_new(ctx->metrics, "misses_ordering", json_integer((json_int_t)c->miss_ordering));
+	json_object_set_new(ctx->metrics, "misses_announced", json_integer((json_int_t)c->miss_announced));
 	json_object_set_new(ctx->metrics, "misses_inflight", json_integer((json_int_t)c->miss_inflight));
 	json_object_set_new(ctx->metrics, "misses_granularity_per_s", json_real(mgb_per_s(c->miss_granularity, elapsed)));
-	json_object_set_new(ctx->metrics, "misses_ordering_per_s", json_real(mgb_per_s(c->miss_ordering, elapsed)));
+	json_object_set_new(ctx->metrics, "misses_announced_per_s", json_real(mgb_per_s(c->miss_announced, elapsed)));
 	json_object_set_new(ctx->metrics, "misses_inflight_per_s", json_real(mgb_per_s(c->miss_inflight, elapsed)));
 	json_object_set_new(ctx->metrics, "torn_reads", json_integer((json_int_t)c->torn));
 	set_per_opportunity(ctx->metrics, c);
+	set_implies_ordering(ctx->metrics, ctx);
 	if (rv.has_change) {
 		const struct client *cc = &rv.change_client;
 		json_t *by_change = MGB_JSON_PACK("{s:I, s:I, s:I, s:I, s:I}", "rereads", (json_int_t)cc->rereads,
 					       "stale_polls", (json_int_t)cc->stale_polls,
 					       "misses_granularity", (json_int_t)cc->miss_granularity,
-					       "misses_ordering", (json_int_t)cc->miss_ordering,
+					       "misses_announced", (json_int_t)cc->miss_announced,
 					       "misses_inflight", (json_int_t)cc->miss_inflight);
 
 		set_per_opportunity(by_change, cc);
@@ -538,4 +578,5 @@ const struct mgb_workload mgb_workload_revalidate = {
 	.run = reval_run,
 	.needs_ops = MGB_OP_PWRITE | MGB_OP_PREAD | MGB_OP_FSTAT,
 	.needs_two_cpus = reval_needs_two_cpus,
+	.renamed = reval_renamed,
 };

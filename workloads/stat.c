@@ -161,6 +161,20 @@ static json_t *inode_count_json(const struct mgb_tracecount *tc)
 	return n >= 0 ? json_integer((json_int_t)n) : json_null();
 }
 
+/*
+ * Both paths' ctime changes, or null when unknown: none at all after writes is a count that
+ * missed them, unless the filesystem is known not to be multigrain and its path was counted.
+ */
+static json_t *changes_json(const struct mgb_ctime_changes *cc, uint64_t writes, int multigrain)
+{
+	int64_t mg, other;
+
+	mgb_ctime_changes_read(cc, &mg, &other);
+	if ((mg < 0 && other < 0) || (mg <= 0 && other <= 0 && writes > 0 && !(multigrain == 0 && other == 0)))
+		return json_null();
+	return json_integer((json_int_t)((mg > 0 ? mg : 0) + (other > 0 ? other : 0)));
+}
+
 static int stat_run(struct mgb_ctx *ctx)
 {
 	const struct stat_params *p = ctx->params;
@@ -169,7 +183,8 @@ static int stat_run(struct mgb_ctx *ctx)
 	struct writer_thread wt = { .sh = &sh };
 	struct query_thread *qt;
 	uint64_t total = 0, changes = 0, st0_ino = 0;
-	struct mgb_tracecount arming = { .nfds = 0 }, swaps = { .nfds = 0 };
+	struct mgb_tracecount arming = { .nfds = 0 };
+	struct mgb_ctime_changes swaps = { .mg.nfds = 0, .other.nfds = 0 };
 	unsigned started = 0;
 	int64_t t0, elapsed;
 	int r;
@@ -195,11 +210,12 @@ static int stat_run(struct mgb_ctx *ctx)
 	}
 	/*
 	 * The kernel's own view of this inode: fill_mg_cmtime fires for each query that arms the
-	 * flag (the multigrain getattr path), ctime_ns_xchg for each ctime change.  The size-only
-	 * control must leave the first at 0 and the second at about one per tick.
+	 * flag (the multigrain getattr path), ctime_ns_xchg for each ctime change (and
+	 * inode_set_ctime_to_ts for each of ramfs's).  The size-only control must leave the first at
+	 * 0 and the second at about one per tick.
 	 */
 	open_inode_count(ctx, &arming, "fill_mg_cmtime", st0_ino);
-	open_inode_count(ctx, &swaps, "ctime_ns_xchg", st0_ino);
+	mgb_ctime_changes_open(&swaps, ctx->target, st0_ino, true);
 	if (p->writer && pthread_create(&wt.tid, NULL, write_loop, &wt) != 0) {
 		r = -EAGAIN;
 		goto out;
@@ -237,16 +253,14 @@ static int stat_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "writer_writes_per_s",
 			    p->writer && wt.elapsed_ns > 0 ? json_real(mgb_per_s(wt.done, wt.elapsed_ns)) : json_null());
 	json_object_set_new(ctx->metrics, "mg_queries", inode_count_json(&arming));
-	/* ctime_ns_xchg fires only on the multigrain path: none at all after writes means unknown. */
-	json_object_set_new(ctx->metrics, "ctime_changes_traced",
-			    p->writer && wt.done && inode_count(&swaps) == 0 ? json_null()
-									     : inode_count_json(&swaps));
+	json_object_set_new(ctx->metrics, "ctime_changes_traced", changes_json(&swaps, p->writer ? wt.done : 0,
+								       ctx->multigrain));
 	/* A size-only query returns no ctime: nothing to count. */
 	json_object_set_new(ctx->metrics, "ctime_changes_seen",
 			    sh.want & MGB_STAT_CTIME ? json_integer((json_int_t)changes) : json_null());
 out:
 	mgb_tracecount_close(&arming);
-	mgb_tracecount_close(&swaps);
+	mgb_ctime_changes_close(&swaps);
 	free(qt);
 	mgb_be_close(be, &sh.file);
 	if (r < 0)

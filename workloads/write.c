@@ -5,11 +5,13 @@
  *
  * Queried rounds feed the stamp observers (distinct, backwards, future, steps).  ctime_changes
  * is how many writes gave the inode a new ctime: with --query every, each write is queried, so
- * the observer's distinct count is that number exactly; otherwise the kernel's
- * timestamp:ctime_ns_xchg tracepoint counts them, per inode (a tracepoint costs a few percent of
- * a write, so it is attached only when the queries cannot see every change).  The change of the
- * first write, which the baseline query armed, is left out of the tracepoint's count
- * (ctime_changes_excluded says so), so that --query none counts only what the load caused.
+ * the observer's distinct count is that number exactly; otherwise the kernel's tracepoints count
+ * them, per inode: timestamp:ctime_ns_xchg on the multigrain path (a tracepoint costs a few
+ * percent of a write, so it is attached only when the queries cannot see every change) and
+ * timestamp:inode_set_ctime_to_ts on the other one (ramfs: once per tick, so it costs nothing).
+ * The multigrain change of the first write, which the baseline query armed, is left out of the
+ * count (ctime_changes_excluded says so), so that --query none counts only what the load caused;
+ * ramfs's queries arm nothing, so none of its changes is left out.
  */
 #include "config.h"
 #include "observe.h"
@@ -52,15 +54,23 @@ static const struct mgb_column write_columns[] = {
 };
 
 /*
- * The tracepoint fires only on the multigrain path.  The baseline query armed the flag, so on a
- * multigrain inode the first write always swaps in a new ctime: a count of 0 after writes means
- * the filesystem does not take that path (ramfs), and the count is unknown rather than zero.
+ * The load's ctime changes from both paths' counts, or -1 when unknown; *excluded is how many
+ * were left out.  The baseline query armed the flag, so on a multigrain inode the first write
+ * always swaps in a new ctime (the query's change, left out): no hit at all after writes is a
+ * count that missed them, unless the filesystem is known not to be multigrain and its path was
+ * counted (ramfs's writes within the tick of its creation change nothing).
  */
-static int64_t read_change_counter(struct mgb_tracecount *tc, uint64_t writes)
+static int64_t read_changes(const struct mgb_ctime_changes *cc, uint64_t writes, int multigrain, int *excluded)
 {
-	int64_t n = tc->nfds ? mgb_tracecount_read(tc) : -1;
+	int64_t mg, other;
 
-	return n == 0 && writes > 0 ? -1 : n;
+	mgb_ctime_changes_read(cc, &mg, &other);
+	*excluded = mg > 0;
+	if (mg < 0 && other < 0)
+		return -1;
+	if (mg <= 0 && other <= 0 && writes > 0 && !(multigrain == 0 && other == 0))
+		return -1;
+	return (mg > 0 ? mg - 1 : 0) + (other > 0 ? other : 0);
 }
 
 /* Write then query, in one backend call where the backend offers it. */
@@ -84,11 +94,12 @@ static int write_run(struct mgb_ctx *ctx)
 	struct mgb_backend *be = ctx->be;
 	struct mgb_stamp_obs ctime_obs, mtime_obs, change_obs;
 	bool has_change;
-	struct mgb_tracecount changes = { .nfds = 0 };
+	struct mgb_ctime_changes changes = { .mg.nfds = 0, .other.nfds = 0 };
 	struct mgb_file f;
 	struct mgb_stat st;
 	uint64_t done = 0, queries = 0, until_query = p->query_every;
 	int64_t t0, elapsed, traced;
+	int excluded = 0;
 	char *buf;
 	int r;
 
@@ -113,10 +124,8 @@ static int write_run(struct mgb_ctx *ctx)
 	has_change = st.mask & MGB_STAT_CHANGE;
 	if (has_change)
 		mgb_obs_baseline(&change_obs, (int64_t)st.change);
-	if (p->query_every != 1 &&
-	    mgb_tracecount_open(&changes, "timestamp", "ctime_ns_xchg", ctx->target->sb_dev_major,
-				ctx->target->sb_dev_minor, st.ino, NULL) < 0)
-		changes.nfds = 0;
+	if (p->query_every != 1)
+		mgb_ctime_changes_open(&changes, ctx->target, st.ino, true);
 
 	mgb_measure_begin(ctx);
 	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
@@ -166,12 +175,10 @@ static int write_run(struct mgb_ctx *ctx)
 	}
 	elapsed = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
 	mgb_measure_end(ctx);
-	traced = p->query_every == 1 ? (int64_t)ctime_obs.distinct : read_change_counter(&changes, done);
-	/* The baseline query armed the first write: that change is the query's, not the load's
-	 * (with --query every each write follows a query, the first the baseline's, so all count). */
-	if (p->query_every != 1 && traced > 0)
-		traced--;
-	mgb_tracecount_close(&changes);
+	/* With --query every each write follows a query, the first the baseline's, so all count. */
+	traced = p->query_every == 1 ? (int64_t)ctime_obs.distinct
+				     : read_changes(&changes, done, ctx->multigrain, &excluded);
+	mgb_ctime_changes_close(&changes);
 	mgb_be_close(be, &f);
 	free(buf);
 
@@ -182,10 +189,9 @@ static int write_run(struct mgb_ctx *ctx)
 	mgb_put_stamps(ctx, "mtime", &mtime_obs, elapsed);
 	if (has_change)
 		mgb_put_stamps(ctx, "change", &change_obs, elapsed);
-	/* Exact per-inode counts; null where the kernel cannot say (ramfs, no tracefs). */
+	/* Exact per-inode counts; null where the kernel cannot say (no tracefs). */
 	json_object_set_new(ctx->metrics, "ctime_changes", traced >= 0 ? json_integer(traced) : json_null());
-	json_object_set_new(ctx->metrics, "ctime_changes_excluded",
-			    json_integer(p->query_every != 1 && traced >= 0 ? 1 : 0));
+	json_object_set_new(ctx->metrics, "ctime_changes_excluded", json_integer(traced >= 0 ? excluded : 0));
 	json_object_set_new(ctx->metrics, "ctime_changes_source",
 			    json_string(p->query_every == 1 ? "queries" : "tracepoint"));
 	json_object_set_new(ctx->metrics, "ctime_changes_per_tick",
@@ -195,12 +201,12 @@ static int write_run(struct mgb_ctx *ctx)
 short_write:
 	mgb_err(ctx->err, "write.dat: write %llu stored %d of %llu bytes: %s", (unsigned long long)done + 1, r,
 		(unsigned long long)p->size, strerror(-mgb_short_write_errno(be, &f, buf, p->size, 0, (size_t)r)));
-	mgb_tracecount_close(&changes);
+	mgb_ctime_changes_close(&changes);
 	mgb_be_close(be, &f);
 	free(buf);
 	return -1;
 fail:
-	mgb_tracecount_close(&changes);
+	mgb_ctime_changes_close(&changes);
 	mgb_be_close(be, &f);
 	free(buf);
 	return mgb_err(ctx->err, "write.dat after %llu writes: %s", (unsigned long long)done, strerror(-r));

@@ -273,7 +273,10 @@ static void side_free(struct side *s)
 	free(s->trials);
 }
 
-static void gather(json_t *cells, const struct mgb_column *c, bool timing, struct side *s)
+/* A column's values over cells; an older document's cells are read under the name the workload
+ * says the metric had then (w->renamed). */
+static void gather(const struct mgb_workload *w, json_t *cells, const struct mgb_column *c, bool timing,
+		   struct side *s)
 {
 	size_t i, cap = json_array_size(cells) + 1;
 	json_t *cell;
@@ -291,13 +294,13 @@ static void gather(json_t *cells, const struct mgb_column *c, bool timing, struc
 	s->counts = c->events != NULL;
 	json_array_foreach(cells, i, cell) {
 		json_t *m = json_object_get(cell, "metrics");
-		json_t *v = mgb_json_path(m, c->path), *e, *t;
+		json_t *v = mgb_metric_path(w, m, c->path), *e, *t;
 
 		if (!cell_usable(cell) || !(json_is_number(v) || (is_flag(c) && json_is_boolean(v))))
 			continue;
 		if (c->events) {
-			e = mgb_json_path(m, c->events);
-			t = mgb_json_path(m, c->trials);
+			e = mgb_metric_path(w, m, c->events);
+			t = mgb_metric_path(w, m, c->trials);
 			if (json_is_number(e) && json_is_number(t) && json_number_value(e) >= 0 &&
 			    json_number_value(t) >= json_number_value(e)) {
 				s->events[s->n] = json_number_value(e);
@@ -590,11 +593,11 @@ static json_t *compare_cell(json_t **lists, unsigned ndocs, const bool *comparab
 			continue;
 		values = json_array();
 		verdicts = json_array();
-		gather(lists[0], c, timing, &base);
+		gather(w, lists[0], c, timing, &base);
 		json_array_append_new(values, side_json(&base));
 		json_array_append_new(verdicts, json_null());
 		for (unsigned d = 1; d < ndocs; d++) {
-			gather(lists[d], c, timing, &side);
+			gather(w, lists[d], c, timing, &side);
 			json_array_append_new(values, side_json(&side));
 			if (is_parameter(c) || is_flag(c))
 				json_array_append_new(verdicts, MGB_JSON_PACK("{s:s}", "verdict", "not tested"));

@@ -282,7 +282,7 @@ void mgb_report_print(FILE *out, json_t *doc)
 			continue;
 		}
 		for (const struct mgb_column *c = w->columns; c->header; c++)
-			print_value(out, mgb_json_path(metrics, c->path), c->format);
+			print_value(out, mgb_metric_path(w, metrics, c->path), c->format);
 		if (strcmp(json_string_value(json_object_get(cell, "status")) ?: "", "ok"))
 			fprintf(out, " (%s)", json_string_value(json_object_get(cell, "status")));
 		fputc('\n', out);

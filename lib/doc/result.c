@@ -3,6 +3,7 @@
 #include "json_text.h"
 #include "result.h"
 #include "util.h"
+#include "workload.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -258,6 +259,16 @@ int mgb_output_rescue(json_t *doc, char *where, size_t len)
 			return 0;
 	}
 	return -1;
+}
+
+json_t *mgb_metric_path(const struct mgb_workload *w, json_t *metrics, const char *path)
+{
+	json_t *v = mgb_json_path(metrics, path);
+
+	for (const char *const *r = w ? w->renamed : NULL; !v && r && r[0]; r += 2)
+		if (!strcmp(r[0], path))
+			v = mgb_json_path(metrics, r[1]);
+	return v;
 }
 
 json_t *mgb_json_path(json_t *obj, const char *path)

@@ -49,5 +49,8 @@ int mgb_output_rescue(json_t *doc, char *where, size_t len);
 
 /* Look up a dotted path ("ctime.distinct_ratio") in an object; NULL if absent. */
 json_t *mgb_json_path(json_t *obj, const char *path);
+struct mgb_workload;
+/* A cell's metric by its path, or in an older document by the name w->renamed says it had. */
+json_t *mgb_metric_path(const struct mgb_workload *w, json_t *metrics, const char *path);
 
 #endif

@@ -151,3 +151,30 @@ void mgb_tracecount_close(struct mgb_tracecount *tc)
 		close(tc->fds[i]);
 	tc->nfds = 0;
 }
+
+static void open_or_leave_closed(struct mgb_tracecount *tc, const char *event, const struct mgb_target *t,
+				 uint64_t ino)
+{
+	if (mgb_tracecount_open(tc, "timestamp", event, t->sb_dev_major, t->sb_dev_minor, ino, NULL) < 0)
+		tc->nfds = 0;
+}
+
+void mgb_ctime_changes_open(struct mgb_ctime_changes *cc, const struct mgb_target *t, uint64_t ino, bool want_mg)
+{
+	cc->mg.nfds = cc->other.nfds = 0;
+	if (want_mg)
+		open_or_leave_closed(&cc->mg, "ctime_ns_xchg", t, ino);
+	open_or_leave_closed(&cc->other, "inode_set_ctime_to_ts", t, ino);
+}
+
+void mgb_ctime_changes_read(const struct mgb_ctime_changes *cc, int64_t *mg, int64_t *other)
+{
+	*mg = cc->mg.nfds ? mgb_tracecount_read(&cc->mg) : -1;
+	*other = cc->other.nfds ? mgb_tracecount_read(&cc->other) : -1;
+}
+
+void mgb_ctime_changes_close(struct mgb_ctime_changes *cc)
+{
+	mgb_tracecount_close(&cc->mg);
+	mgb_tracecount_close(&cc->other);
+}

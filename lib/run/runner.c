@@ -44,6 +44,14 @@ static json_t *evidence_json(const struct mgb_served *sv, const struct mgb_clock
 	return e;
 }
 
+/* The evidence's answer for the workload: 1, 0, or -1 when the probe could not tell. */
+static int in_effect(json_t *evidence)
+{
+	json_t *v = json_object_get(evidence, "in_effect");
+
+	return json_is_true(v) ? 1 : json_is_false(v) ? 0 : -1;
+}
+
 /* cell.warnings: what makes the cell mean less than its workload says, on this machine. */
 static void warn_cell(json_t *cell, const struct mgb_cell_spec *spec)
 {
@@ -131,6 +139,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		prctl(PR_SET_NAME, comm);
 		snprintf(label, sizeof(label), "%s on %s", spec->workload->name, t->label);
 		json_object_set_new(cell, "multigrain", evidence_json(&sv, ci));
+		ctx.multigrain = in_effect(json_object_get(cell, "multigrain"));
 		/* The probe's own fine stamps lifted the floor: start once the coarse clock is past
 		 * them, or the workload's first coarse stamps would be the probe's floor. */
 		if (t->path)
