@@ -171,7 +171,7 @@ int main(void)
 	char path2[600];
 	const char *const poll_args[] = { "run", "cost", "--load", "builtin", "--fs", T_FS_MULTIGRAIN, "--poll-rate", "100000",
 					  "--cycles", "2", "--phase-ms", "600", "-o", path2, NULL };
-	const char *const cross_args[] = { "run", "cost", "--load", "builtin", "--crosstalk", "--fs", "ext4", "--cycles",
+	const char *const cross_args[] = { "run", "cost", "--load", "builtin", "--crosstalk", "--fs", "ext4,ramfs", "--cycles",
 					   "1", "--rounds", "100000", "-q", "-o", path2, NULL };
 	struct t_host before;
 	struct t_output o;
@@ -288,6 +288,24 @@ int main(void)
 			"ext4 crosstalk: each ctime change took a handle (%g, %g)", num(x, "counters", "jbd2_handles"),
 			num(x, "inode", "ctime_changes"));
 		T_CHECK(t_metric(cell, "crosstalk_alone_ratio") > 0, "ext4: crosstalk/alone IOPS ratio recorded");
+	}
+	t_case("ramfs follows the floor, counted exactly");
+	cell = doc ? t_cell(doc, "cost", "ramfs") : NULL;
+	{
+		json_t *al = phase(cell, "alone"), *x = phase(cell, "crosstalk");
+		double ach = num(al, "inode", "ctime_changes_per_s"), xch = num(x, "inode", "ctime_changes_per_s");
+		double stirred = num(x, "other_process", "ctime_changes_per_s");
+
+		/* not multigrain: counted where the kernel sets its ctime (inode_set_ctime_to_ts) */
+		T_CHECK(json_is_integer(json_object_get(json_object_get(al, "inode"), "ctime_changes")) &&
+				num(al, "inode", "ctime_changes") > 0,
+			"ramfs: the file's ctime changes are counted (%g alone)", num(al, "inode", "ctime_changes"));
+		if (stirred < 2 * 2500 || ach > 2500 / 2)
+			fprintf(stderr, "ramfs: could not judge the floor: the other process saw %g changes/s, the "
+				"file alone changed %g times a second\n", stirred, ach);
+		else
+			T_CHECK(xch > 2 * ach && xch > 2500, "ramfs: the floor lifts its coarse stamps too: %g changes/s "
+				"with the other process, %g alone", xch, ach);
 	}
 	json_decref(doc);
 	T_RUN(poll_rate_sweep());

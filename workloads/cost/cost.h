@@ -68,14 +68,16 @@ struct lat_stats {
 };
 
 /*
- * Per-inode tracepoint counts: ctime changes (each swap of the stored ctime: timestamp:ctime_ns_xchg),
+ * Per-inode tracepoint counts: ctime changes (each swap of the stored ctime: timestamp:ctime_ns_xchg,
+ * or on a filesystem without multigrain, ramfs, timestamp:inode_set_ctime_to_ts),
  * those of them whose old stamp had been queried (its I_CTIME_QUERIED bit 31 set: a write that
  * followed a query, the one that costs a fine stamp), and c/mtime queries (fill_mg_cmtime).
  * Other processes' fine stamps lift the global floor, which changes an unqueried file's coarse
  * stamp too; only the queried changes are this file's own queries' doing.
  */
 struct inode_counts {
-	struct mgb_tracecount changes, queried, queries;
+	struct mgb_ctime_changes changes; /* both kernel paths: ramfs's too */
+	struct mgb_tracecount queried, queries;
 	int64_t changes0, queried0, queries0;
 };
 
