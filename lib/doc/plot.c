@@ -475,9 +475,10 @@ static int plot_sweep(FILE *out, json_t *const *docs, const char *const *labels,
 	static const char xlabel[] = "ctime queries per second (measured)";
 	const char *fs[MAX_FS];
 	unsigned nfs = list_fs(docs, ndocs, "cost", fs), nseries = 0, njournal = 0, nratio = 0;
+	bool journal_positive = true;
 	struct sweep_point pt[MAX_VALUES];
 
-	preamble(out, p, title, xlabel, "extra journal per 1000 writes (ctime - size)");
+	preamble(out, p, title, xlabel, "extra journal per 1000 writes");
 	for (unsigned f = 0; f < nfs; f++)
 		for (unsigned d = 0; d < ndocs; d++) {
 			size_t n = sweep_points(docs[d], fs[f], pt);
@@ -494,6 +495,7 @@ static int plot_sweep(FILE *out, json_t *const *docs, const char *const *labels,
 			for (size_t i = 0; i < n; i++) {
 				fprintf(out, "%.9g %.9g %.9g\n", pt[i].x, pt[i].journal, pt[i].ratio);
 				njournal += !isnan(pt[i].journal);
+				journal_positive = journal_positive && (isnan(pt[i].journal) || pt[i].journal > 0);
 				nratio += !isnan(pt[i].ratio);
 			}
 			fprintf(out, "EOD\n");
@@ -504,11 +506,19 @@ static int plot_sweep(FILE *out, json_t *const *docs, const char *const *labels,
 	/* both need a size phase beside the ctime phase; tmpfs has no journal */
 	if (!nratio)
 		return mgb_err(err, "no cost cell has a ctime/size ratio: sweep with --poll all");
+	/* two panels need the height; the key once, under the lower one */
+	if (p->format == MGB_PLOT_TXT && njournal)
+		fprintf(out, "set terminal dumb size 72,44 noenhanced\n");
 	fprintf(out, "set logscale x\nset format x '%%g'\nset multiplot layout %d,1\n", njournal ? 2 : 1);
 	if (njournal) {
+		/* from a few hundredths to about one per write: a log axis, where nothing is below 0 */
+		if (journal_positive)
+			fprintf(out, "set logscale y\n");
+		fprintf(out, "unset key\n");
 		fprintf(out, "plot for [s=0:%u] sprintf('$s%%d', s) using 1:2 with linespoints title columnheader(2)\n",
 			nseries - 1);
-		fprintf(out, "unset title\nunset logscale y\n");
+		fprintf(out, "unset title\nunset logscale y\nset key %s\n",
+			p->format == MGB_PLOT_TXT ? "below maxcols 1" : "outside right top");
 	}
 	put_ylabel(out, p, xlabel, "ctime / size writes per second");
 	fprintf(out, "plot for [s=0:%u] sprintf('$s%%d', s) using 1:3 with linespoints title columnheader(3)\n"
