@@ -420,19 +420,6 @@ static int cost_prepare(struct cost_cell *c)
 	return lay_out(c);
 }
 
-/* How many of kind k's phases were short (all kinds: k == KIND_COUNT). */
-static unsigned short_phases(json_t *phases, enum cost_kind k)
-{
-	unsigned n = 0;
-	json_t *ph;
-	size_t i;
-
-	json_array_foreach(phases, i, ph)
-		n += json_is_true(json_object_get(ph, "short")) &&
-		     (k == KIND_COUNT || !strcmp(json_string_value(json_object_get(ph, "kind")), cost_kind_names[k]));
-	return n;
-}
-
 /* The medians over cycles of the phases' write latency percentiles. */
 static json_t *clat_medians(json_t *phases, enum cost_kind k)
 {
@@ -478,7 +465,7 @@ static void put_summary(struct mgb_ctx *ctx, json_t *phases, const char *journal
 				      "queried_changes_per_1000",
 				      cost_median_json(cost_over_cycles(phases, k, "queried_changes_per_1000", "inode")),
 				      "write_clat_ns", clat_medians(phases, k), "short_phases",
-				      json_integer((json_int_t)short_phases(phases, k))));
+				      json_integer((json_int_t)cost_short_phases(phases, k))));
 	}
 	if (crosstalk) {
 		put_paired(ctx, "crosstalk_alone_ratio",
@@ -581,7 +568,7 @@ static int cost_run(struct mgb_ctx *ctx)
 	cost_subtract_background(phases, idle);
 	json_object_set_new(ctx->metrics, "idle", idle);
 	put_summary(ctx, phases, journal, p->crosstalk);
-	nshort = short_phases(phases, KIND_COUNT);
+	nshort = cost_short_phases(phases, KIND_COUNT);
 	if (nshort)
 		mgb_warn(ctx, "%u of %zu phases wrote for under %d ms: their rates carry start-up and scheduling "
 			 "error of a few per cent (give --phase-ms 2000 or more)", nshort, json_array_size(phases),

@@ -123,5 +123,9 @@ enum cost_pairing { COST_RATIO, COST_DIFFERENCE };
 json_t *cost_paired(json_t *phases, enum cost_kind a, enum cost_kind b, const char *key, const char *sub,
 		    enum cost_pairing how);
 json_t *cost_extra_per_1000(json_t *phases, enum cost_kind a, enum cost_kind b, const char *sub);
+/* A counters key that is a figure per 1000 writes (ends in _per_1000), not a count */
+bool cost_is_per_1000(const char *key);
+/* How many of kind k's phases were short (all kinds: k == KIND_COUNT) */
+unsigned cost_short_phases(json_t *phases, enum cost_kind k);
 
 #endif

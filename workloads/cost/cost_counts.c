@@ -110,7 +110,7 @@ static json_t *per_second(json_t *counters, int64_t elapsed_ns)
 	json_object_foreach(counters, key, v) {
 		char k[80];
 
-		if (strstr(key, "_per_1000"))
+		if (cost_is_per_1000(key))
 			continue;
 		snprintf(k, sizeof(k), "%s_per_s", key);
 		json_object_set_new(o, k, json_is_integer(v) && elapsed_ns > 0
@@ -172,7 +172,7 @@ void cost_subtract_background(json_t *phases, json_t *idle)
 			char rk[80], k[80];
 			json_t *rate;
 
-			if (strstr(key, "_per_1000"))
+			if (cost_is_per_1000(key))
 				continue;
 			snprintf(rk, sizeof(rk), "%s_per_s", key);
 			snprintf(k, sizeof(k), "%s_per_1000", key);

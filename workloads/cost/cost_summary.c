@@ -25,6 +25,24 @@ static bool is_kind(json_t *ph, enum cost_kind k)
 	return !strcmp(json_string_value(json_object_get(ph, "kind")), cost_kind_names[k]);
 }
 
+bool cost_is_per_1000(const char *key)
+{
+	size_t n = strlen(key);
+
+	return n > 9 && !strcmp(key + n - 9, "_per_1000");
+}
+
+unsigned cost_short_phases(json_t *phases, enum cost_kind k)
+{
+	unsigned n = 0;
+	json_t *ph;
+	size_t i;
+
+	json_array_foreach(phases, i, ph)
+		n += json_is_true(json_object_get(ph, "short")) && (k == KIND_COUNT || is_kind(ph, k));
+	return n;
+}
+
 /* {median, min, max, n} of v[0..n), or null when n is 0. */
 static json_t *spread_json(double *v, size_t n)
 {
@@ -112,12 +130,9 @@ json_t *cost_per_1000_medians(json_t *phases, enum cost_kind k, const char *sub)
 	json_t *o = json_object(), *first = json_object_get(json_array_get(phases, 0), sub), *v;
 	const char *key;
 
-	json_object_foreach(first, key, v) {
-		size_t n = strlen(key);
-
-		if (n > 9 && !strcmp(key + n - 9, "_per_1000"))
+	json_object_foreach(first, key, v)
+		if (cost_is_per_1000(key))
 			json_object_set_new(o, key, cost_median_json(cost_over_cycles(phases, k, key, sub)));
-	}
 	return o;
 }
 
@@ -128,11 +143,8 @@ json_t *cost_extra_per_1000(json_t *phases, enum cost_kind a, enum cost_kind b, 
 	json_t *o = json_object(), *first = json_object_get(json_array_get(phases, 0), sub), *v;
 	const char *key;
 
-	json_object_foreach(first, key, v) {
-		size_t n = strlen(key);
-
-		if (n > 9 && !strcmp(key + n - 9, "_per_1000"))
+	json_object_foreach(first, key, v)
+		if (cost_is_per_1000(key))
 			json_object_set_new(o, key, cost_median_json(cost_paired(phases, a, b, key, sub, COST_DIFFERENCE)));
-	}
 	return o;
 }
