@@ -102,6 +102,12 @@ struct mgb_ctime_changes {
 void mgb_ctime_changes_open(struct mgb_ctime_changes *cc, const struct mgb_target *t, uint64_t ino, bool want_mg);
 /* The hits on each path so far: -1 for a path not counted or unreadable. */
 void mgb_ctime_changes_read(const struct mgb_ctime_changes *cc, int64_t *mg, int64_t *other);
+/*
+ * Both paths' hits together, or -1 when unknown: neither path counted, or no hit at all after
+ * `writes` writes (a count that missed them), unless the filesystem is known not to be
+ * multigrain (multigrain 0) and its path was counted.  writes 0 asks for the sum alone.
+ */
+int64_t mgb_ctime_changes_total(const struct mgb_ctime_changes *cc, uint64_t writes, int multigrain);
 void mgb_ctime_changes_close(struct mgb_ctime_changes *cc);
 
 /* The empirical multigrain test on a directory: write+statx rounds, distinct ctimes counted. */

@@ -161,20 +161,6 @@ static json_t *inode_count_json(const struct mgb_tracecount *tc)
 	return n >= 0 ? json_integer((json_int_t)n) : json_null();
 }
 
-/*
- * Both paths' ctime changes, or null when unknown: none at all after writes is a count that
- * missed them, unless the filesystem is known not to be multigrain and its path was counted.
- */
-static json_t *changes_json(const struct mgb_ctime_changes *cc, uint64_t writes, int multigrain)
-{
-	int64_t mg, other;
-
-	mgb_ctime_changes_read(cc, &mg, &other);
-	if ((mg < 0 && other < 0) || (mg <= 0 && other <= 0 && writes > 0 && !(multigrain == 0 && other == 0)))
-		return json_null();
-	return json_integer((json_int_t)((mg > 0 ? mg : 0) + (other > 0 ? other : 0)));
-}
-
 static int stat_run(struct mgb_ctx *ctx)
 {
 	const struct stat_params *p = ctx->params;
@@ -186,7 +172,7 @@ static int stat_run(struct mgb_ctx *ctx)
 	struct mgb_tracecount arming = { .nfds = 0 };
 	struct mgb_ctime_changes swaps = { .mg.nfds = 0, .other.nfds = 0 };
 	unsigned started = 0;
-	int64_t t0, elapsed;
+	int64_t t0, elapsed, traced;
 	int r;
 
 	sh.want = p->mask == MASK_SIZE ? MGB_STAT_SIZE : MGB_STAT_TIMES;
@@ -253,8 +239,8 @@ static int stat_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "writer_writes_per_s",
 			    p->writer && wt.elapsed_ns > 0 ? json_real(mgb_per_s(wt.done, wt.elapsed_ns)) : json_null());
 	json_object_set_new(ctx->metrics, "mg_queries", inode_count_json(&arming));
-	json_object_set_new(ctx->metrics, "ctime_changes_traced", changes_json(&swaps, p->writer ? wt.done : 0,
-								       ctx->multigrain));
+	traced = mgb_ctime_changes_total(&swaps, p->writer ? wt.done : 0, ctx->multigrain);
+	json_object_set_new(ctx->metrics, "ctime_changes_traced", traced >= 0 ? json_integer(traced) : json_null());
 	/* A size-only query returns no ctime: nothing to count. */
 	json_object_set_new(ctx->metrics, "ctime_changes_seen",
 			    sh.want & MGB_STAT_CTIME ? json_integer((json_int_t)changes) : json_null());

@@ -62,15 +62,11 @@ static const struct mgb_column write_columns[] = {
  */
 static int64_t read_changes(const struct mgb_ctime_changes *cc, uint64_t writes, int multigrain, int *excluded)
 {
-	int64_t mg, other;
+	int64_t mg, other, total = mgb_ctime_changes_total(cc, writes, multigrain);
 
 	mgb_ctime_changes_read(cc, &mg, &other);
 	*excluded = mg > 0;
-	if (mg < 0 && other < 0)
-		return -1;
-	if (mg <= 0 && other <= 0 && writes > 0 && !(multigrain == 0 && other == 0))
-		return -1;
-	return (mg > 0 ? mg - 1 : 0) + (other > 0 ? other : 0);
+	return total > 0 && mg > 0 ? total - 1 : total;
 }
 
 /* Write then query, in one backend call where the backend offers it. */

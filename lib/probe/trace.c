@@ -173,6 +173,16 @@ void mgb_ctime_changes_read(const struct mgb_ctime_changes *cc, int64_t *mg, int
 	*other = cc->other.nfds ? mgb_tracecount_read(&cc->other) : -1;
 }
 
+int64_t mgb_ctime_changes_total(const struct mgb_ctime_changes *cc, uint64_t writes, int multigrain)
+{
+	int64_t mg, other;
+
+	mgb_ctime_changes_read(cc, &mg, &other);
+	if ((mg < 0 && other < 0) || (mg <= 0 && other <= 0 && writes > 0 && !(multigrain == 0 && other == 0)))
+		return -1;
+	return (mg > 0 ? mg : 0) + (other > 0 ? other : 0);
+}
+
 void mgb_ctime_changes_close(struct mgb_ctime_changes *cc)
 {
 	mgb_tracecount_close(&cc->mg);

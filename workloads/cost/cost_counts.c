@@ -8,17 +8,6 @@
 #include <errno.h>
 #include <string.h>
 
-/* The ctime changes on both paths (each path counted or not), -1 when neither is. */
-static int64_t changes_now(const struct inode_counts *ic)
-{
-	int64_t mg, other;
-
-	mgb_ctime_changes_read(&ic->changes, &mg, &other);
-	if (mg < 0 && other < 0)
-		return -1;
-	return (mg > 0 ? mg : 0) + (other > 0 ? other : 0);
-}
-
 void cost_inode_counts_begin(struct inode_counts *ic, const struct cost_cell *c)
 {
 	const struct mgb_target *t = c->ctx->target;
@@ -33,7 +22,7 @@ void cost_inode_counts_begin(struct inode_counts *ic, const struct cost_cell *c)
 		 (t->sb_dev_major << 20) | t->sb_dev_minor, 1u << 31);
 	if (mgb_tracecount_open_filter(&ic->queried, "timestamp", "ctime_ns_xchg", filter, err) < 0)
 		ic->queried.nfds = 0;
-	ic->changes0 = changes_now(ic);
+	ic->changes0 = mgb_ctime_changes_total(&ic->changes, 0, -1);
 	ic->queried0 = ic->queried.nfds ? mgb_tracecount_read(&ic->queried) : -1;
 	ic->queries0 = ic->queries.nfds ? mgb_tracecount_read(&ic->queries) : -1;
 }
@@ -45,7 +34,7 @@ static json_t *count_json(int64_t after, int64_t before)
 
 json_t *cost_inode_counts_end(struct inode_counts *ic, uint64_t writes, int64_t elapsed_ns, int64_t tick_ns)
 {
-	int64_t ch = changes_now(ic);
+	int64_t ch = mgb_ctime_changes_total(&ic->changes, 0, -1);
 	int64_t q = ic->queries.nfds ? mgb_tracecount_read(&ic->queries) : -1;
 	int64_t qc = ic->queried.nfds ? mgb_tracecount_read(&ic->queried) : -1;
 	json_t *o = json_object();
