@@ -23,6 +23,8 @@ struct mgb_kbuild {
 	char *release;               /* the built kernel's release (uname -r) */
 	bool cached;                 /* served from the cache */
 	double build_s;              /* wall time of the build (this one, or the cached one's) */
+	bool tree_kept;              /* built in the previous build's work tree, not a fresh copy */
+	size_t patches_kept;         /* of the patches, how many that tree already had */
 };
 
 /* Build (or find in the cache) the kernel b describes; -1 with a one-line err (a failing

@@ -290,8 +290,12 @@ static void sigkill_during_copy(void)
 
 	T_CHECK(rc == 0, "another key builds: %d %s", rc, out);
 	free(out);
-	T_CHECK(kbuild_count(".work") == 1 && access(held, F_OK) == 0,
-		"the stale work tree was collected, the held one kept (%u .work)", kbuild_count(".work"));
+	/* build.work is now the tree that build kept, with its record; the killed one's went */
+	snprintf(lock, sizeof(lock), "%s/kbuild/build.work/state.json", cache);
+	T_CHECK(kbuild_count(".work") == 2 && access(held, F_OK) == 0 && access(lock, F_OK) == 0,
+		"the stale work tree was collected, the held one kept, the new build's tree kept with its "
+		"record (%u .work)",
+		kbuild_count(".work"));
 	close(fd);
 	rmdir(held);
 }
@@ -367,6 +371,92 @@ static void fuzz_recorded(void)
 		"the manifest records the hunk: fuzz 1, offset -1 in Makefile (%s)", manifest);
 	json_decref(m);
 	free(out);
+}
+
+/* The build directory a build printed (its first line), and its vmlinux. */
+static char *built_vmlinux(const char *out, json_t **manifest)
+{
+	char dir[700], p[800];
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)strcspn(out, "\n"), out);
+	snprintf(p, sizeof(p), "%s/manifest.json", dir);
+	*manifest = t_load(p);
+	snprintf(p, sizeof(p), "%s/vmlinux", dir);
+	return t_slurp(p);
+}
+
+/* What a build said of the work tree in its manifest: -1 copied afresh, else the patches kept. */
+static int kept_of(json_t *m)
+{
+	json_t *w = json_object_get(m, "work_tree");
+
+	return json_is_true(json_object_get(w, "kept")) ? (int)json_integer_value(json_object_get(w, "patches_kept"))
+							 : -1;
+}
+
+/* One prefix after another in the kept work tree: each build undoes only what differs and makes
+ * what a fresh copy would; a tree someone changed, or a patch file changed under the same name,
+ * is copied afresh rather than trusted. */
+static void kept_work_tree(void)
+{
+	char extra[32], text[800], lines[200] = "";
+	const char *p1 = path_of("keep-1.patch"), *p2 = path_of("keep-2.patch");
+
+	snprintf(extra, sizeof(extra), "-kept%d", (int)getpid());
+	/* vmlinux is the data file as the patches left it */
+	const char *tree = fake_tree("kepttree", extra, NULL,
+				     "mkdir -p $(O)/arch/x86/boot $(O)/include/config; echo bz > "
+				     "$(O)/arch/x86/boot/bzImage; cat data > $(O)/vmlinux; "
+				     "echo 6.1.0$(EXTRAVERSION) > $(O)/include/config/kernel.release");
+	for (char c = 'a'; c <= 'l'; c++)
+		snprintf(lines + strlen(lines), sizeof(lines) - strlen(lines), "%c\n", c);
+	write_file((snprintf(text, sizeof(text), "%s/data", tree), text), lines);
+	write_file(p1, "--- a/data\n+++ b/data\n@@ -1,4 +1,4 @@\n-a\n+A\n b\n c\n d\n");
+	write_file(p2, "--- a/data\n+++ b/data\n@@ -9,4 +9,4 @@\n i\n j\n k\n-l\n+L\n");
+	const char *both[] = { "kernel", "build", "-q", "--source", tree, "--patches", p1, "--patches", p2, NULL };
+	const char *first[] = { "kernel", "build", "-q", "--source", tree, "--patches", p1, NULL };
+	const char *second[] = { "kernel", "build", "-q", "--source", tree, "--patches", p2, NULL };
+	char *out, *v;
+	json_t *m;
+	int rc;
+
+	rc = run(both, 20, &out);
+	v = rc ? NULL : built_vmlinux(out, &m);
+	T_CHECK(v && v[0] == 'A' && strstr(v, "L\n") && kept_of(m) == -1, "both patches, a fresh copy: %d %s", rc, out);
+	free(v), free(out), json_decref(m), m = NULL;
+
+	rc = run(first, 20, &out);
+	v = rc ? NULL : built_vmlinux(out, &m);
+	T_CHECK(v && v[0] == 'A' && strstr(v, "l\n") && kept_of(m) == 1,
+		"the first alone: the second undone in the kept tree, one patch kept (%d): %d %s", kept_of(m), rc, out);
+	free(v), free(out), json_decref(m), m = NULL;
+
+	rc = run(second, 20, &out);
+	v = rc ? NULL : built_vmlinux(out, &m);
+	T_CHECK(v && v[0] == 'a' && strstr(v, "L\n") && kept_of(m) == 0,
+		"the second alone: the first undone, none kept (%d): %d %s", kept_of(m), rc, out);
+	free(v), free(out), json_decref(m), m = NULL;
+
+	/* someone edits the kept tree: undoing the second leaves a file that is not the source's */
+	snprintf(text, sizeof(text), "%s/kbuild/build.work/src/data", cache);
+	unlink(text);
+	write_file(text, "a\nb\nc\nd\ne\nf\nSOMEONE\nh\ni\nj\nk\nL\n");
+	rc = run(first, 20, &out); /* cached already: the tree is not touched */
+	free(out);
+	write_file(p1, "--- a/data\n+++ b/data\n@@ -1,4 +1,4 @@\n-a\n+Z\n b\n c\n d\n");
+	rc = run(first, 20, &out);
+	v = rc ? NULL : built_vmlinux(out, &m);
+	T_CHECK(v && v[0] == 'Z' && !strstr(v, "SOMEONE") && strstr(v, "l\n") && kept_of(m) == -1,
+		"an edited tree is copied afresh (%d): %d %s", kept_of(m), rc, out);
+	free(v), free(out), json_decref(m), m = NULL;
+
+	/* the kept tree has the new first patch; change it again under the same name */
+	write_file(p1, "--- a/data\n+++ b/data\n@@ -1,4 +1,4 @@\n-a\n+Y\n b\n c\n d\n");
+	rc = run(first, 20, &out);
+	v = rc ? NULL : built_vmlinux(out, &m);
+	T_CHECK(v && v[0] == 'Y' && kept_of(m) == -1,
+		"a patch file changed under its name is not undone with its new text (%d): %d %s", kept_of(m), rc, out);
+	free(v), free(out), json_decref(m);
 }
 
 /* D16: a failed make tinyconfig points to a log that exists and holds make's output. */
@@ -608,6 +698,7 @@ int main(void)
 	T_RUN(sigkill_during_copy());
 	T_RUN(source_tree_key());
 	T_RUN(fuzz_recorded());
+	T_RUN(kept_work_tree());
 	T_RUN(config_failure_keeps_log());
 	T_RUN(bad_inputs(tree));
 	T_RUN(config_fragments(tree));

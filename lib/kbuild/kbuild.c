@@ -337,6 +337,7 @@ struct job {
 	size_t npatches;
 	char *user_frag, *cache, *key_dir, *work;
 	char key[65], frag_sha[65];
+	char base[65]; /* the key but the patches: a work tree of the same base can be reused */
 	char *compiler;   /* gcc --version's first line: in the key and the manifest */
 	char *ccache_env; /* CCACHE_DIR=..., when ccache is installed: builds go through it */
 	bool progress; /* stages and a redrawn line, on a terminal */
@@ -407,6 +408,7 @@ static int build(struct job *j, char *err)
 	char src[PATH_MAX / 2], obj[PATH_MAX / 2], log[PATH_MAX / 2], p[PATH_MAX], tmpdir[PATH_MAX], jobs[32], ostr[PATH_MAX + 2];
 	int64_t start = mgb_clock_ns(CLOCK_MONOTONIC);
 	int logfd = -1, rc = -1, st;
+	size_t kept = 0;
 	FILE *logf = NULL;
 	json_t *m = NULL, *pl, *hashes = NULL;
 	char *release = NULL, config_sha[65];
@@ -420,19 +422,20 @@ static int build(struct job *j, char *err)
 	snprintf(log, sizeof(log), "%s/build.log", j->work);
 	snprintf(jobs, sizeof(jobs), "-j%u", b->jobs);
 	snprintf(ostr, sizeof(ostr), "O=%s", obj);
-	mgb_remove_tree(j->work); /* what an interrupted build left */
-	if (mgb_mkdirs(obj, err))
+	if (mgb_mkdirs(j->work, err))
 		return -1;
-	if ((logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0 ||
+	if ((logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0 ||
 	    !(logf = fdopen(dup(logfd), "a")))
 		return mgb_err(err, "cannot write %s: %s", log, strerror(errno));
-	stage(j, "copying %s", j->src.tree);
-	if (mgb_kb_copy_tree(j->src.tree, src, logfd, err)) {
+	stage(j, "preparing the work tree from %s", j->src.tree);
+	if (mgb_kb_tree_prepare(j->work, j->base, j->src.tree, j->patches, j->npatches, b->fuzz, logfd, logf, &kept,
+				&b->tree_kept, err)) {
 		if (!mgb_stop_requested() && !keep_log(j, log, p, sizeof(p)))
 			snprintf(err + strlen(err), MGB_ERR_LEN - strlen(err), ": see %s", p);
 		goto out;
 	}
-	for (size_t i = 0; i < j->npatches; i++) {
+	b->patches_kept = kept;
+	for (size_t i = kept; i < j->npatches; i++) {
 		stage(j, "applying %s", j->patches[i].name);
 		if (stopped(err) || mgb_kb_patch_apply(src, &j->patches[i], b->fuzz, logf, err))
 			goto out;
@@ -445,10 +448,13 @@ static int build(struct job *j, char *err)
 	 * headers just before compiling: without this sloppiness ccache would refuse its direct
 	 * mode for every file and run the preprocessor on each hit (it still hashes the contents) */
 	const char *env[] = { j->ccache_env, "CCACHE_SLOPPINESS=include_file_ctime,include_file_mtime", NULL };
+	/* KBUILD_BUILD_VERSION: uname -v's #N, 1 in a fresh tree, would count the builds a kept
+	 * tree has seen */
 	const char *mk[] = { "make", "-C", src, ostr, "ARCH=x86_64", "LOCALVERSION=", "KBUILD_BUILD_USER=mgbench",
-			     "KBUILD_BUILD_HOST=mgbench", jobs, j->ccache_env ? "CC=ccache gcc" : "CC=gcc", NULL, NULL };
+			     "KBUILD_BUILD_HOST=mgbench", "KBUILD_BUILD_VERSION=1", jobs,
+			     j->ccache_env ? "CC=ccache gcc" : "CC=gcc", NULL, NULL };
 	stage(j, "configuring (tinyconfig + %s)", b->config ? "mgbench's fragment + yours" : "mgbench's fragment");
-	mk[10] = "tinyconfig";
+	mk[11] = "tinyconfig";
 	if ((st = mgb_kb_run_logged(mk, NULL, env, logfd, MGB_KB_PROGRESS_NONE, "", err))) {
 		if (st > 0)
 			make_failed(j, "tinyconfig", st, log, err);
@@ -464,7 +470,7 @@ static int build(struct job *j, char *err)
 			goto out;
 		}
 	}
-	mk[10] = "olddefconfig";
+	mk[11] = "olddefconfig";
 	if ((st = mgb_kb_run_logged(mk, NULL, env, logfd, MGB_KB_PROGRESS_NONE, "", err))) {
 		if (st > 0)
 			make_failed(j, "olddefconfig", st, log, err);
@@ -476,7 +482,7 @@ static int build(struct job *j, char *err)
 	    (j->user_frag && mgb_kb_config_known(src, p, j->user_frag, b->config, err)) || stopped(err))
 		goto out;
 	stage(j, "compiling (make %s bzImage)", jobs);
-	mk[10] = "bzImage";
+	mk[11] = "bzImage";
 	if ((st = mgb_kb_run_logged(mk, NULL, env, logfd, j->compile_progress, "mgbench kernel: compiling", err))) {
 		if (st < 0)
 			goto out;
@@ -512,10 +518,12 @@ static int build(struct job *j, char *err)
 
 		snprintf(f, sizeof(f), "%s/%s", obj, from[i]);
 		snprintf(t, sizeof(t), "%s/%s", tmpdir, outputs[i]);
-		if (rename(f, t)) {
+		if (access(f, F_OK)) {
 			mgb_err(err, "the build made no %s: %s", f, strerror(errno));
 			goto out;
 		}
+		if (copy_file(f, t, err)) /* copied: obj/ stays whole for the next build */
+			goto out;
 	}
 	close(logfd);
 	logfd = -1;
@@ -550,6 +558,9 @@ static int build(struct job *j, char *err)
 		      "built", when, "build_s", b->build_s, "jobs", (int)b->jobs, "compiler",
 		      j->compiler, "mgbench_version", PACKAGE_VERSION, "ccache", j->ccache_env != NULL,
 		      "build_procedure", MGB_KBUILD_PROCEDURE, "fuzz", (int)b->fuzz);
+	if (m)
+		json_object_set_new(m, "work_tree", json_pack("{s:b, s:i}", "kept", b->tree_kept, "patches_kept",
+							      (int)b->patches_kept));
 	hashes = NULL; /* the manifest has it, or json_pack dropped it */
 	if (!m) {
 		mgb_err(err, "cannot make the manifest");
@@ -565,6 +576,11 @@ static int build(struct job *j, char *err)
 	b->release = release;
 	release = NULL;
 	rc = 0;
+	if (mgb_kb_tree_save(j->work, j->base, j->patches, j->npatches, err)) {
+		/* the build is in the cache; only the next one is slower */
+		fprintf(stderr, "mgbench kernel: %s\n", err);
+		*err = '\0';
+	}
 out:
 	if (logfd >= 0)
 		close(logfd);
@@ -575,7 +591,8 @@ out:
 	free(release);
 	if (rc && tmpdir[0])
 		mgb_remove_tree(tmpdir);
-	mgb_remove_tree(j->work);
+	if (rc) /* a tree a build left half-made is never used again */
+		mgb_remove_tree(j->work);
 	return rc;
 }
 
@@ -676,7 +693,8 @@ static void unlock_key(const char *path, int fd)
 }
 
 /* Work (.work) and output (.new) trees that builds killed by SIGKILL left, of any key whose lock
- * nobody holds (a running build of that key holds it), and the lock files they left. */
+ * nobody holds (a running build of that key holds it), and the lock files they left; not the
+ * work tree a build that succeeded kept. */
 static void collect_stale(const char *kbuild)
 {
 	DIR *d = opendir(kbuild);
@@ -700,6 +718,8 @@ static void collect_stale(const char *kbuild)
 		if (!((l > 5 && !strcmp(e->d_name + l - 5, ".work")) || (l > 4 && !strcmp(e->d_name + l - 4, ".new"))))
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", kbuild, e->d_name);
+		if (!strcmp(e->d_name, "build.work") && !faccessat(dirfd(d), "build.work/state.json", F_OK, 0))
+			continue; /* the kept work tree of a build that succeeded (kbuild_tree.c) */
 		snprintf(lock, sizeof(lock), "%s/%.*s.lock", kbuild, (int)(strrchr(e->d_name, '.') - e->d_name),
 			 e->d_name);
 		fd = open(lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -785,6 +805,7 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 	}
 	if (b->fuzz) /* fuzz 0 keeps the keys builds had before --fuzz existed */
 		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "fuzz %u\n", b->fuzz);
+	mgb_sha256_buf(keytext, kl, j.base);
 	for (size_t i = 0; i < j.npatches && kl < sizeof(keytext); i++)
 		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "patch %s %s\n", j.patches[i].sha256,
 				       j.patches[i].name);

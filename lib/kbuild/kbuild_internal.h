@@ -37,14 +37,33 @@ struct mgb_kb_patch {
 	char sha256[65];
 	json_t *moved;  /* after applying: the hunks that did not land where the patch says, each
 			 * {file, hunk, line, offset, fuzz}, for the manifest */
+	json_t *before; /* after applying: {path: sha256 or null} of each file it touched, as it was
+			 * before: what undoing it must give back (kbuild_tree.c) */
 };
 /* The patches the arguments name, in order (a directory: its *.patch, *.diff, *.mbox files in
  * name order).  *n may be 0. */
 int mgb_kb_patches(const char *const *args, struct mgb_kb_patch **out, size_t *n, char *err);
 void mgb_kb_patches_free(struct mgb_kb_patch *p, size_t n);
 /* Apply one patch to tree (patch -p1 --fuzz=fuzz); on failure err names the patch and its first
- * failing hunk.  p->moved gets the hunks patch moved or fuzzed. */
+ * failing hunk.  p->moved gets the hunks patch moved or fuzzed, p->before the files it touched. */
 int mgb_kb_patch_apply(const char *tree, struct mgb_kb_patch *p, unsigned fuzz, FILE *log, char *err);
+/* Undo a patch applied by mgb_kb_patch_apply (patch -R), and check that every file it touched is
+ * again what before says (sha256, or absent for null): -1 if not. */
+int mgb_kb_patch_revert(const char *tree, const char *path, const char *name, const json_t *before, unsigned fuzz,
+			FILE *log, char *err);
+
+/* The work tree (src/, obj/) that builds share, kept after a build that succeeded with a record
+ * of what it holds, so that the next build with the same base (everything in the key but the
+ * patches) undoes and applies only the patches that differ and make compiles only what they
+ * change.  prepare: bring work/src to the longest common prefix of the recorded patches and p
+ * (undoing the others), or to a fresh copy of tree when there is no usable record; *applied is
+ * how many of p are already in (their moved and before filled in from the record), *kept whether
+ * the tree was kept at all.  The record
+ * is removed first: a build that does not finish leaves a tree the next one will not trust. */
+int mgb_kb_tree_prepare(const char *work, const char *base, const char *tree, struct mgb_kb_patch *p, size_t n,
+			unsigned fuzz, int logfd, FILE *log, size_t *applied, bool *kept, char *err);
+/* After a build that succeeded: the record of base and p[0..n). */
+int mgb_kb_tree_save(const char *work, const char *base, const struct mgb_kb_patch *p, size_t n, char *err);
 
 /* Check every option line of fragment (CONFIG_X=v or "# CONFIG_X is not set") against the
  * .config at path, except those requested again later or in override (whose requests win);

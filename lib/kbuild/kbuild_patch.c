@@ -25,6 +25,7 @@ void mgb_kb_patches_free(struct mgb_kb_patch *p, size_t n)
 		free(p[i].name);
 		free(p[i].path);
 		json_decref(p[i].moved);
+		json_decref(p[i].before);
 	}
 	free(p);
 }
@@ -59,7 +60,7 @@ static int add(struct mgb_kb_patch **v, size_t *n, const char *path, char *err)
 	if (!(nv = realloc(*v, (*n + 1) * sizeof(**v))))
 		return mgb_err(err, "out of memory");
 	*v = nv;
-	nv[*n].moved = NULL;
+	nv[*n].moved = nv[*n].before = NULL;
 	/* absolute: patch runs with -d TREE */
 	if (!(nv[*n].path = realpath(path, NULL)))
 		return mgb_err(err, "patch %.200s: %s", path, strerror(errno));
@@ -218,6 +219,52 @@ static json_t *moved_hunks(const char *out)
 	return moved;
 }
 
+/* A file name from patch's "checking file X" (quoted 'X' when it has odd characters). */
+static void file_of(const char *l, const char *lead, char *file, size_t len)
+{
+	const char *f = l + strlen(lead);
+	size_t n = strcspn(f, "\n");
+
+	if (n >= 2 && f[0] == '\'' && f[n - 1] == '\'') {
+		f++;
+		n -= 2;
+	}
+	snprintf(file, len, "%.*s", (int)n, f);
+}
+
+/* {path: sha256 or null} of the files patch's dry-run output says it would touch, as they are. */
+static json_t *files_before(const char *tree, const char *out, char *err)
+{
+	char *dup = strdup(out ? out : ""), *save = NULL;
+	json_t *files = json_object();
+
+	for (char *l = dup ? strtok_r(dup, "\n", &save) : NULL; l && files; l = strtok_r(NULL, "\n", &save)) {
+		char file[PATH_MAX / 2], path[PATH_MAX], hex[65];
+		const char *from = strstr(l, " (renamed from ");
+
+		if (strncmp(l, "checking file ", 14) || from) {
+			if (from) { /* a git rename: both names are the patch's */
+				json_decref(files);
+				files = NULL;
+				mgb_err(err, "renames are not undone: %s", l);
+			}
+			continue;
+		}
+		file_of(l, "checking file ", file, sizeof(file));
+		snprintf(path, sizeof(path), "%s/%s", tree, file);
+		if (access(path, F_OK) && errno == ENOENT)
+			json_object_set_new(files, file, json_null());
+		else if (!mgb_sha256_file(path, hex, err))
+			json_object_set_new(files, file, json_string(hex));
+		else {
+			json_decref(files);
+			files = NULL;
+		}
+	}
+	free(dup);
+	return files;
+}
+
 int mgb_kb_patch_apply(const char *tree, struct mgb_kb_patch *p, unsigned fuzz, FILE *log, char *err)
 {
 	/* --fuzz=0 by default: a hunk whose context does not match exactly fails, never lands
@@ -226,10 +273,24 @@ int mgb_kb_patch_apply(const char *tree, struct mgb_kb_patch *p, unsigned fuzz, 
 
 	snprintf(fz, sizeof(fz), "--fuzz=%u", fuzz);
 	const char *argv[] = { "patch", "-p1", "--forward", "--batch", "--no-backup-if-mismatch", fz,
-			       "-r", "-", "-d", tree, "-i", p->path, NULL };
+			       "-r", "-", "-d", tree, "-i", p->path, NULL, NULL };
 	char *out = NULL, why[200];
-	int st = mgb_capture(argv, NULL, &out, err);
+	int st;
 
+	/* first a dry run: the files it will touch, hashed as they are, so that it can be undone */
+	argv[12] = "--dry-run";
+	st = mgb_capture(argv, NULL, &out, err);
+	argv[12] = NULL;
+	if (st == 0) {
+		char e[MGB_ERR_LEN] = "";
+
+		json_decref(p->before);
+		if (!(p->before = files_before(tree, out, e)) && log)
+			fprintf(log, "== %s: cannot be undone (%s)\n", p->name, e);
+		free(out);
+		out = NULL;
+		st = mgb_capture(argv, NULL, &out, err);
+	}
 	if (log)
 		fprintf(log, "== patch -p1 %s < %s\n%s", fz, p->path, out ? out : "");
 	if (st == 0) {
@@ -242,4 +303,35 @@ int mgb_kb_patch_apply(const char *tree, struct mgb_kb_patch *p, unsigned fuzz, 
 	}
 	free(out);
 	return st ? -1 : 0;
+}
+
+int mgb_kb_patch_revert(const char *tree, const char *path, const char *name, const json_t *before, unsigned fuzz,
+			FILE *log, char *err)
+{
+	char fz[32], *out = NULL;
+	const char *file;
+	json_t *want;
+	int st;
+
+	if (!json_is_object(before))
+		return mgb_err(err, "%s: no record of the files it touched", name);
+	snprintf(fz, sizeof(fz), "--fuzz=%u", fuzz);
+	const char *argv[] = { "patch", "-p1", "-R", "--batch", "--no-backup-if-mismatch", fz,
+			       "-r", "-", "-d", tree, "-i", path, NULL };
+
+	st = mgb_capture(argv, NULL, &out, err);
+	if (log)
+		fprintf(log, "== patch -p1 -R %s < %s\n%s", fz, path, out ? out : "");
+	free(out);
+	if (st)
+		return st > 0 ? mgb_err(err, "%s does not undo (patch -R exit %d)", name, st) : -1;
+	json_object_foreach((json_t *)before, file, want) {
+		char p[PATH_MAX], hex[65];
+		bool absent = access((snprintf(p, sizeof(p), "%s/%s", tree, file), p), F_OK) && errno == ENOENT;
+
+		if (json_is_null(want) ? !absent
+				       : absent || mgb_sha256_file(p, hex, err) || strcmp(hex, json_string_value(want)))
+			return mgb_err(err, "undoing %s did not give back %s", name, file);
+	}
+	return 0;
 }
