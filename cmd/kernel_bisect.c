@@ -82,7 +82,9 @@ struct bisect {
 	size_t good;
 	json_t **docs;
 	char **kdirs;
-	double *build_s;
+	double *build_s; /* this run's wall time building prefix k (0 when it came from the cache) */
+	double *guest_s; /* this run's wall time of its guest */
+	bool *built;     /* built by this run, not found in the cache */
 };
 
 static const char *base_name(const char *path)
@@ -108,10 +110,13 @@ static int build_prefix(struct bisect *b, size_t k, char *err)
 	if (!b->quiet)
 		fprintf(stderr, "mgbench kernel bisect: prefix %zu: building %s%s\n", k, k ? "up to " : "the source alone",
 			k ? base_name(b->files[k - 1]) : "");
+	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+
 	rc = mgb_kbuild_run(&kb, err);
 	if (rc == 0) {
 		b->kdirs[k] = kb.dir;
-		b->build_s[k] = kb.build_s;
+		b->built[k] = !kb.cached;
+		b->build_s[k] = kb.cached ? 0 : (double)(mgb_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 		kb.dir = NULL;
 		if (!b->quiet)
 			fprintf(stderr, "mgbench kernel bisect: prefix %zu: %s\n", k,
@@ -182,8 +187,13 @@ static json_t *measure(struct bisect *b, size_t k, char *err)
 	if (b->docs[k])
 		return b->docs[k];
 	snprintf(doc, sizeof(doc), "%s/prefix-%02zu.json", b->outdir, k);
-	if (build_prefix(b, k, err) || run_guest(b, k, doc, err))
+	if (build_prefix(b, k, err))
 		return NULL;
+	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC);
+
+	if (run_guest(b, k, doc, err))
+		return NULL;
+	b->guest_s[k] = (double)(mgb_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 	paths[0] = doc;
 	if (mgb_docs_load("kernel bisect", paths, 1, 1, &b->docs[k])) {
 		mgb_err(err, "prefix %zu: cannot read its document %.150s", k, doc);
@@ -332,12 +342,15 @@ static void print_value(double v)
 /* The prefixes tried, each with its metric per filesystem, then the answer per filesystem. */
 static void report(struct bisect *b, const char *const *fs, unsigned nfs, const struct fs_result *res)
 {
+	double builds = 0, guests = 0;
+	size_t nbuilt = 0, ntried = 0;
+
 	printf("kernel bisect of %s on %s, %zu patches, good prefix %zu\n", b->metric, b->source, b->n, b->good);
 	printf("(each prefix's value as compare gives it: a proportion is events per trial)\n\n");
 	printf("%-6s %-40.40s", "prefix", "last patch");
 	for (unsigned f = 0; f < nfs; f++)
 		printf(" %12.12s", fs[f]);
-	printf("\n");
+	printf(" %8s %8s\n", "build s", "guest s");
 	for (size_t k = 0; k <= b->n; k++) {
 		if (!b->docs[k])
 			continue;
@@ -353,9 +366,18 @@ static void report(struct bisect *b, const char *const *fs, unsigned nfs, const 
 			else
 				print_value(jd.value);
 		}
-		printf("\n");
+		if (b->built[k])
+			printf(" %8.0f", b->build_s[k]);
+		else
+			printf(" %8s", "cached");
+		printf(" %8.0f\n", b->guest_s[k]);
+		builds += b->build_s[k];
+		guests += b->guest_s[k];
+		nbuilt += b->built[k];
+		ntried++;
 	}
-	printf("\n");
+	printf("\n%zu prefixes tried, %zu built (%.0f s), %zu from the cache; guests %.0f s\n\n", ntried, nbuilt,
+	       builds, ntried - nbuilt, guests);
 	for (unsigned f = 0; f < nfs; f++) {
 		const struct fs_result *r = &res[f];
 
@@ -474,7 +496,9 @@ int cmd_kernel_bisect(int argc, char **argv)
 	b.docs = calloc(b.n + 1, sizeof(*b.docs));
 	b.kdirs = calloc(b.n + 1, sizeof(*b.kdirs));
 	b.build_s = calloc(b.n + 1, sizeof(*b.build_s));
-	if (!b.docs || !b.kdirs || !b.build_s) {
+	b.guest_s = calloc(b.n + 1, sizeof(*b.guest_s));
+	b.built = calloc(b.n + 1, sizeof(*b.built));
+	if (!b.docs || !b.kdirs || !b.build_s || !b.guest_s || !b.built) {
 		mgb_err(err, "out of memory");
 		goto out;
 	}
@@ -505,6 +529,8 @@ out:
 	free(b.docs);
 	free(b.kdirs);
 	free(b.build_s);
+	free(b.guest_s);
+	free(b.built);
 	free(fs);
 	free(res);
 	mgb_kbuild_series_free(b.files, b.n);

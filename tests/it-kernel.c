@@ -308,6 +308,9 @@ static void bisect(const char *extraversion)
 	t_mgbench(&o, args);
 	fprintf(stderr, "bisect: %.0f s\n%s%s", now_s() - t0, o.out, o.err);
 	T_CHECK(o.status == 0, "kernel bisect exits 0, got %d", o.status);
+	/* the good prefix, the whole series, then the comment's: each with its times */
+	T_CHECK(strstr(o.out, "3 prefixes tried, ") && strstr(o.out, "build s  guest s"), "three prefixes, timed: %s",
+		o.out);
 	T_CHECK(strstr(o.out, "ext4: first changed by patch 3 of 3, 0003-fine-clock.patch") &&
 			strstr(o.out, "tmpfs: first changed by patch 3 of 3, 0003-fine-clock.patch"),
 		"names the fine clock's patch on ext4 and tmpfs: %s", o.out);
