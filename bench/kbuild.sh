@@ -33,7 +33,8 @@ step() { # name command...: prints the step's wall time; the command's stdout in
 	t0=$(now)
 	"$@" >"$out/last" 2>"$out/err"
 	rc=$?
-	printf '%-10s %7.1f s  (exit %d)\n' "$name" "$(echo "$(now) - $t0" | bc)" "$rc"
+	printf '%-10s %7.1f s  (exit %d, load %s)\n' "$name" "$(echo "$(now) - $t0" | bc)" "$rc" \
+		"$(cut -d' ' -f1-3 /proc/loadavg)"
 	[ "$rc" = 0 ] || tail -3 "$out/err"
 	return "$rc"
 }
