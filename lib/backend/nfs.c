@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The NFS backends, nfs3 and nfs4: every operation as NFS calls through libnfs (sync API), the
- * query being a GETATTR.  The root given to init is an nfs:// URL: the embedded server's
- * (lib/target/ganesha.c, started by the runner) or --nfs-url's, where a new subdirectory is made
- * and removed again.
+ * query being a GETATTR.  The root given to init is an nfs:// URL: the server's the runner
+ * started for the cell (--nfs-server: lib/target/ganesha.c, or the kernel's nfsd in a guest,
+ * lib/target/knfsd.c) or --nfs-url's, where a new subdirectory is made and removed again.
  *
  * One libnfs context per thread that uses the backend, each its own TCP connection and (v4) its
  * own client id: a workload's threads are separate NFS clients, as revalidate's writer and
@@ -55,7 +55,10 @@
 struct nfs_params {
 	const char *url;
 	uint64_t timeout_s;
+	unsigned server; /* index in nfs_servers */
 };
+
+static const char *const nfs_servers[] = { "ganesha", "knfsd", NULL };
 
 static const struct mgb_workload_option nfs_options[] = {
 	{ "nfs-url", MGB_OPT_STRING, offsetof(struct nfs_params, url), NULL,
@@ -63,6 +66,9 @@ static const struct mgb_workload_option nfs_options[] = {
 	  NULL, false },
 	{ "nfs-timeout", MGB_OPT_U64, offsetof(struct nfs_params, timeout_s), "5",
 	  "nfs: seconds an NFS call may take before the cell fails", 1, 600, NULL, NULL, false },
+	{ "nfs-server", MGB_OPT_CHOICE, offsetof(struct nfs_params, server), "ganesha",
+	  "nfs: the server started for each cell: ganesha (an embedded nfs-ganesha) or knfsd (the kernel's "
+	  "nfsd, inside a guest of mgbench vm only)", 0, 0, NULL, nfs_servers, false },
 	{ 0 },
 };
 
@@ -775,6 +781,13 @@ const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void
 	const struct nfs_params *par = params;
 
 	return ops->reach != MGB_REACH_LOCAL && par ? par->url : NULL;
+}
+
+bool mgb_backend_knfsd(const struct mgb_backend_ops *ops, const void *params)
+{
+	const struct nfs_params *par = params;
+
+	return ops->reach != MGB_REACH_LOCAL && par && par->server == 1;
 }
 
 #define NFS_COMMON_OPS                                  \
