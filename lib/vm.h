@@ -114,6 +114,7 @@ struct mgb_vm_guest {
 	const char *const *run_argv; /* the run command's arguments (after "run") */
 	char **modules;              /* from mgb_vm_modules, may be NULL */
 	bool test_init_exit;         /* test knob: /init exits at once (the kernel panics) */
+	bool knfsd;                  /* carry the kernel NFS server's programs (--nfs-server knfsd) */
 };
 
 /* Build workdir/initramfs.cpio (mgbench, busybox, mkfs tools, their libraries, modules, /init);

@@ -153,7 +153,7 @@ static void console_line(struct console *c, char *l, bool quiet)
 	else if (strncmp(l, "MGBVM-", 6))
 		fprintf(stderr, "%s\n", l);
 	else if (!strncmp(l, "MGBVM-INSMOD", 12) || !strncmp(l, "MGBVM-INIT", 10) ||
-		 !strncmp(l, "MGBVM-RUN", 9))
+		 !strncmp(l, "MGBVM-RUN", 9) || !strncmp(l, "MGBVM-LEFT", 10))
 		fprintf(stderr, "vm: %s\n", l + 6);
 }
 
