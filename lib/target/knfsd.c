@@ -370,6 +370,27 @@ static int start_daemons(struct mgb_knfsd *k, char *err)
 	return wait_service("nfsd", 0, NFS_PORT, NFS_PROGRAM, k->nfs_version, err);
 }
 
+/* Test knob (mgbench vm --test-knfsd-stop): a server that dies under the cell, right after its
+ * start: rpc.mountd killed, or nfsd's threads stopped. */
+static void test_stop(struct mgb_knfsd *k)
+{
+	char *what = read_line("/etc/mgbench-test-knfsd-stop"), err[MGB_ERR_LEN];
+
+	if (what && !strcmp(what, "mountd") && k->mountd_pid > 0) {
+		siginfo_t si;
+
+		kill(k->mountd_pid, SIGKILL);
+		waitid(P_PID, (id_t)k->mountd_pid, &si, WEXITED | WNOWAIT); /* dead, still ours to reap */
+	}
+	else if (what && !strcmp(what, "nfsd")) {
+		const char *argv[] = { prog_nfsd, "0", NULL };
+
+		if (run(argv, err))
+			fprintf(stderr, "mgbench: %s\n", err);
+	}
+	free(what);
+}
+
 int mgb_knfsd_start(struct mgb_session *s, const char *export_path, const char *fstype, int nfs_version,
 		    struct mgb_knfsd *k, char *err)
 {
@@ -449,16 +470,15 @@ int mgb_knfsd_start(struct mgb_session *s, const char *export_path, const char *
 		return -1;
 	}
 	k->start_ns = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
+	test_stop(k);
 	return 0;
 }
 
-const char *mgb_knfsd_death(const struct mgb_knfsd *k)
+static const char *death_now(const struct mgb_knfsd *k)
 {
 	char *t;
 	bool none;
 
-	if (!k->threads_started)
-		return NULL;
 	if (!child_alive(k->mountd_pid))
 		return "rpc.mountd exited";
 	if (!child_alive(k->rpcbind_pid))
@@ -469,6 +489,19 @@ const char *mgb_knfsd_death(const struct mgb_knfsd *k)
 	none = !t || atoi(t) <= 0;
 	free(t);
 	return none ? "the kernel's nfsd has no threads (stopped)" : NULL;
+}
+
+const char *mgb_knfsd_death(const struct mgb_knfsd *k)
+{
+	const char *why = NULL;
+
+	/* A killed daemon's sockets close before it is seen dead: a refused call can come first. */
+	for (int i = 0; k->threads_started && !why && i < 20; i++) {
+		why = death_now(k);
+		if (!why)
+			usleep(10000);
+	}
+	return why;
 }
 
 static void stop_child(pid_t *pid)
