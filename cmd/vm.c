@@ -23,7 +23,8 @@
 #include <string.h>
 #include <time.h>
 
-enum { OPT_KERNEL = 256, OPT_MODULES, OPT_ACCEL, OPT_CPUS, OPT_MEM, OPT_TIMEOUT, OPT_INIT_TIMEOUT, OPT_TEST_INIT_EXIT };
+enum { OPT_KERNEL = 256, OPT_MODULES, OPT_ACCEL, OPT_CPUS, OPT_MEM, OPT_TIMEOUT, OPT_INIT_TIMEOUT, OPT_TEST_INIT_EXIT,
+       OPT_TEST_KNFSD_STOP };
 
 static const struct mgb_cmd_option options[] = {
 	{ "kernel", 0, "K", "a bzImage/vmlinux path, a `mgbench kernel build`\ndirectory, or a Debian kernel (below,\n"
@@ -40,6 +41,8 @@ static const struct mgb_cmd_option options[] = {
 	{ "quiet", 'q', NULL, "no console output, errors only", 'q' },
 	/* tests only: the guest's /init exits at once, so the kernel panics */
 	{ "test-init-exit", 0, NULL, NULL, OPT_TEST_INIT_EXIT },
+	/* tests only: each knfsd cell stops rpc.mountd or nfsd right after starting it */
+	{ "test-knfsd-stop", 0, "W", NULL, OPT_TEST_KNFSD_STOP },
 	{ 0 },
 };
 
@@ -191,7 +194,7 @@ static void note_lost_ticks(json_t *doc, bool quiet)
 
 int cmd_vm(int argc, char **argv)
 {
-	const char *kernel = NULL, *modules = NULL, *accel = "tcg", *output = NULL, *fs = NULL;
+	const char *kernel = NULL, *modules = NULL, *accel = "tcg", *output = NULL, *fs = NULL, *knfsd_stop = NULL;
 	unsigned cpus = 2, mem = 1024, timeout = 600, init_timeout = 0;
 	bool quiet = false, test_init_exit = false, have_out = false, session_up = false, knfsd = false;
 	struct mgb_vm_kernel k = { 0 };
@@ -232,6 +235,11 @@ int cmd_vm(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 'q': quiet = true; break;
 		case OPT_TEST_INIT_EXIT: test_init_exit = true; break;
+		case OPT_TEST_KNFSD_STOP:
+			if (strcmp(optarg, "mountd") && strcmp(optarg, "nfsd"))
+				return mgb_usage_error("vm", "--test-knfsd-stop is mountd or nfsd, not '%s'", optarg);
+			knfsd_stop = optarg;
+			break;
 		case MGB_GETOPT_HELP: usage(stdout); return MGB_EXIT_OK;
 		default: return MGB_EXIT_USAGE;
 		}
@@ -285,7 +293,7 @@ int cmd_vm(int argc, char **argv)
 			  mgb_vm_modules(&k, targets, &mods, err))))
 		goto fail;
 	{
-		struct mgb_vm_guest g = { (const char *const *)gargv, mods, test_init_exit, knfsd };
+		struct mgb_vm_guest g = { (const char *const *)gargv, mods, test_init_exit, knfsd, knfsd_stop };
 
 		if (!(initrd = mgb_vm_initramfs(session.tmpdir, &g, err)))
 			goto fail;

@@ -460,6 +460,13 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 		goto oom;
 	if (write_text(p, line, 0644, err))
 		goto out;
+	if (g->test_knfsd_stop) {
+		free(p);
+		if (asprintf(&p, "%s/etc/mgbench-test-knfsd-stop", root) < 0)
+			goto oom;
+		if (write_text(p, g->test_knfsd_stop, 0644, err))
+			goto out;
+	}
 	if (g->test_init_exit) {
 		free(p);
 		if (asprintf(&p, "%s/etc/mgbench-test-init-exit", root) < 0)
