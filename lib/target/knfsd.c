@@ -435,6 +435,11 @@ int mgb_knfsd_start(struct mgb_session *s, const char *export_path, const char *
 		r = mgb_mkdirs(PIPEFS_DIR, err);
 	if (!r)
 		r = mgb_mkdirs(STATE_DIR "/nfsdcld", err);
+	/* the legacy tracker's directory: where nfsdcld is not (yet) heard from, a kernel with
+	 * CONFIG_NFSD_LEGACY_CLIENT_TRACKING (Debian's 6.12) tracks clients there, and then lets
+	 * v4_end_grace end its grace period */
+	if (!r)
+		r = mgb_mkdirs(STATE_DIR "/v4recovery", err);
 	if (!r)
 		r = mount_tmpfs("/run", &k->run_mounted, err);
 	if (!r) {
