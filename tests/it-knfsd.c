@@ -114,9 +114,15 @@ static void guest_write(void)
 			T_CHECK(t_metric(c, "ctime.distinct") == ROUNDS, "%s nfs%d: ctime distinct %.0f of %d", fss[f],
 				v, t_metric(c, "ctime.distinct"), ROUNDS);
 			T_CHECK(t_metric(c, "ctime.backwards") == 0, "%s nfs%d: ctime never backwards", fss[f], v);
-			if (v == 4)
+			if (v == 4) {
 				T_CHECK(t_metric(c, "change.distinct") == ROUNDS, "%s nfs4: change distinct %.0f of %d",
 					fss[f], t_metric(c, "change.distinct"), ROUNDS);
+				/* the wire agrees with the rule: i_version added to the ctime (<< 30) */
+				T_CHECK(!strcmp(str_at(c, "backend_metrics.change_sample.looks_like"),
+						"i_version + ctime (sec << 30 + nsec)"),
+					"%s nfs4: the change attribute sent looks like i_version + ctime, not '%s'",
+					fss[f], str_at(c, "backend_metrics.change_sample.looks_like"));
+			}
 		}
 	json_decref(doc);
 }

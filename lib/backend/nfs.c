@@ -88,6 +88,12 @@ struct nfs_priv {
 	uint64_t tag;
 	struct mgb_perthread clients; /* each thread's connection (perthread.h) */
 	atomic_uint_fast64_t rpcs;
+	/* v4: the last query's change attribute and ctime, for the cell to show what the server
+	 * builds change from (see nfs_cell_metrics) */
+	pthread_mutex_t last_lock;
+	bool have_last;
+	uint64_t last_change;
+	struct mgb_ts last_ctime;
 };
 
 /* An open file: its path, and a handle per client that has used it. */
@@ -334,6 +340,7 @@ static void nfs_fini_be(struct mgb_backend *be)
 			remove_tree(c->nfs, p->subdir, 0);
 	}
 	mgb_perthread_destroy(&p->clients, client_free_v);
+	pthread_mutex_destroy(&p->last_lock);
 	free(p->url);
 	free(p->export_path);
 	free(p->subdir);
@@ -353,6 +360,7 @@ static int nfs_init_be(struct mgb_backend *be, int version, const char *root, ch
 		return mgb_err(err, "out of memory");
 	be->priv = p;
 	mgb_perthread_init(&p->clients, client_make, p);
+	pthread_mutex_init(&p->last_lock, NULL);
 	p->version = version;
 	p->timeout_ms = (int)((par ? par->timeout_s : 5) * 1000);
 	p->url = strdup(root);
@@ -618,7 +626,15 @@ static int nfs_fstat_be(struct mgb_backend *be, struct mgb_file *f, unsigned wan
 			nf->h[k.slot].fh4_len = k.c->raw.fh_len;
 			k.c->raw.fh = NULL;
 		}
-		return raw_fstat(k.p, k.c, nf->h[k.slot].fh4, nf->h[k.slot].fh4_len, st);
+		r = raw_fstat(k.p, k.c, nf->h[k.slot].fh4, nf->h[k.slot].fh4_len, st);
+		if (r == 0 && (st->mask & MGB_STAT_CHANGE) && (st->mask & MGB_STAT_CTIME)) {
+			pthread_mutex_lock(&k.p->last_lock);
+			k.p->have_last = true;
+			k.p->last_change = st->change;
+			k.p->last_ctime = st->ctime;
+			pthread_mutex_unlock(&k.p->last_lock);
+		}
+		return r;
 	}
 	r = nfs_fstat64(k.c->nfs, k.fh, &s);
 	if (r < 0)
@@ -767,13 +783,54 @@ static int nfs_rmdir_be(struct mgb_backend *be, const char *path)
 	return nfs_path1(be, path, 0, 2);
 }
 
+/*
+ * The last v4 query's change attribute beside the same reply's ctime as Linux nfsd's
+ * time_to_chattr() encodes it (seconds << 30 + nanoseconds): their difference is 0 where the
+ * server sends that ctime, the i_version where it adds i_version to it, and far off where it
+ * sends i_version alone or another encoding (ganesha: ctime in nanoseconds).  An observation of
+ * the wire beside knfsd's rule-based server.change_attribute.
+ */
+static const char *change_looks_like(uint64_t change, struct mgb_ts ct, uint64_t chattr)
+{
+	if (change == chattr)
+		return "ctime (sec << 30 + nsec)";
+	if (change > chattr && change - chattr < (1ull << 32))
+		return "i_version + ctime (sec << 30 + nsec)";
+	if (change == (((uint64_t)ct.sec << 32) | ct.nsec))
+		return "ctime (sec << 32 | nsec)";
+	if (change == (uint64_t)ct.sec * 1000000000ull + ct.nsec)
+		return "ctime in nanoseconds";
+	if (change < (1ull << 40))
+		return "a counter (i_version alone)";
+	return "none of these";
+}
+
+static json_t *change_sample(struct nfs_priv *p)
+{
+	uint64_t change, chattr;
+	struct mgb_ts ct;
+	bool have;
+
+	pthread_mutex_lock(&p->last_lock);
+	have = p->have_last;
+	change = p->last_change;
+	ct = p->last_ctime;
+	pthread_mutex_unlock(&p->last_lock);
+	if (!have)
+		return json_null();
+	chattr = ((uint64_t)ct.sec << 30) + ct.nsec;
+	return json_pack("{s:I, s:I, s:I, s:s}", "change", (json_int_t)change, "ctime_chattr", (json_int_t)chattr,
+			 "change_minus_ctime_chattr", (json_int_t)(change - chattr), "looks_like",
+			 change_looks_like(change, ct, chattr));
+}
+
 static json_t *nfs_cell_metrics(struct mgb_backend *be)
 {
 	struct nfs_priv *p = priv_of(be);
 
-	return json_pack("{s:i, s:I, s:I, s:i}", "clients", (int)mgb_perthread_count(&p->clients), "calls", (json_int_t)atomic_load(&p->rpcs),
+	return json_pack("{s:i, s:I, s:I, s:i, s:o}", "clients", (int)mgb_perthread_count(&p->clients), "calls", (json_int_t)atomic_load(&p->rpcs),
 			 "write_call_max_bytes", (json_int_t)(p->version == 4 ? NFS4_WRITE_MAX : 0),
-			 "timeout_ms", p->timeout_ms);
+			 "timeout_ms", p->timeout_ms, "change_sample", change_sample(p));
 }
 
 const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void *params)

@@ -246,11 +246,23 @@ static void decide_change(struct mgb_knfsd *k, const char *fstype, const char *d
 		why = iv ? "tmpfs sets SB_I_VERSION since 6.6" : "tmpfs has no i_version before 6.6";
 	} else
 		why = "a filesystem mgbench has no rule for: assumed without SB_I_VERSION";
-	if (statx(AT_FDCWD, dir, 0, STATX_BASIC_STATS, &stx) == 0)
-		mono = stx.stx_attributes_mask & stx.stx_attributes & STATX_ATTR_CHANGE_MONOTONIC;
+	/* nfsd looks at CHANGE_MONOTONIC for regular files: ask about one */
+	{
+		char *probe = NULL;
+		int fd = asprintf(&probe, "%s/.mgbench-statx-probe", dir) < 0 ? -1
+			 : open(probe, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+		if (fd >= 0) {
+			if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) == 0)
+				mono = stx.stx_attributes_mask & stx.stx_attributes & STATX_ATTR_CHANGE_MONOTONIC;
+			close(fd);
+			unlink(probe);
+		}
+		free(probe);
+	}
 	k->change_source = iv ? "i_version" : "ctime";
 	if (asprintf(&k->change_reason,
-		     "kernel %u.%u, %s: %s; nfsd4_change_attribute %s; statx CHANGE_MONOTONIC %s", maj, min,
+		     "kernel %u.%u, %s: %s; nfsd4_change_attribute %s; statx CHANGE_MONOTONIC on a file %s", maj, min,
 		     fstype ? fstype : "?", why,
 		     !iv ? "uses time_to_chattr(ctime) (sec << 30 + nsec)"
 		     : !after63 ? "(before 6.3) adds i_version to the ctime (sec << 30 + nsec)"
