@@ -350,6 +350,8 @@ int cmd_vm(int argc, char **argv)
 					    b.accel_used, "cpu", "max", "cpus", (int)cpus, "mem_mib", (int)mem,
 					    "kernel_source", src, "kernel_config", mgb_vm_kernel_config_json(&k),
 					    "boot_s", b.boot_s)));
+		/* part of boot_s: what loading each module took (nfsd's for knfsd cells) */
+		json_object_set(json_object_get(doc, "vm"), "modules_s", b.modules ? b.modules : json_null());
 		note_lost_ticks(doc, quiet);
 		rc = mgb_output_commit(&out, doc, err);
 		json_decref(doc);

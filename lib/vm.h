@@ -140,6 +140,7 @@ struct mgb_vm_boot {
 	char *document;     /* the guest's result document (JSON text), or NULL */
 	int guest_status;   /* the guest mgbench's exit status, -1 if it never ran */
 	double boot_s;      /* qemu start to the first workload (the run command starting) */
+	json_t *modules;    /* {module: seconds its insmod took in the guest}, or NULL */
 };
 
 /* "QEMU emulator version ..." of qemu-system-x86_64 (malloc'd), NULL with err if it is missing. */

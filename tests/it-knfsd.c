@@ -79,6 +79,10 @@ static void guest_write(void)
 	t_output_free(&o);
 	doc = t_load(path);
 	T_CHECK(doc != NULL, "a document");
+	/* the guest's extra start-up for knfsd: loading nfsd and sunrpc, recorded */
+	T_CHECK(json_number_value(mgb_json_path(doc, "vm.modules_s.nfsd")) > 0 &&
+			json_number_value(mgb_json_path(doc, "vm.modules_s.sunrpc")) > 0,
+		"vm.modules_s has nfsd and sunrpc");
 	for (size_t f = 0; doc && f < 2; f++)
 		for (int v = 3; v <= 4; v++) {
 			json_t *c = cell_of(doc, fss[f], v == 3 ? "nfs3" : "nfs4");
