@@ -785,10 +785,11 @@ static int nfs_rmdir_be(struct mgb_backend *be, const char *path)
 
 /*
  * The last v4 query's change attribute beside the same reply's ctime as Linux nfsd's
- * time_to_chattr() encodes it (seconds << 30 + nanoseconds): their difference is 0 where the
- * server sends that ctime, the i_version where it adds i_version to it, and far off where it
- * sends i_version alone or another encoding (ganesha: ctime in nanoseconds).  An observation of
- * the wire beside knfsd's rule-based server.change_attribute.
+ * nfsd4_change_attribute() mixes it into i_version (seconds << 30 + nanoseconds): their
+ * difference is the i_version where the server adds i_version to the ctime, and far off where
+ * it sends i_version alone or another encoding: time_to_chattr()'s (seconds << 32) + nanoseconds
+ * (knfsd without a change cookie: xfs since 6.13), ganesha's ctime in nanoseconds.  An
+ * observation of the wire beside knfsd's rule-based server.change_attribute.
  */
 static const char *change_looks_like(uint64_t change, struct mgb_ts ct, uint64_t chattr)
 {

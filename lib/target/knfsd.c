@@ -217,8 +217,11 @@ static int mount_tmpfs(const char *dir, bool *mounted, char *err)
  * has SB_I_VERSION (which userspace cannot read: it follows from the fs type and version, as
  * mainline sets it), and the STATX_ATTR_CHANGE_MONOTONIC a statx of the export reports.
  *   before 6.3: SB_I_VERSION: ctime (sec << 30 + nsec) + i_version; else ctime.
- *   6.3 on:     SB_I_VERSION: i_version (STATX_CHANGE_COOKIE), plus the ctime for a regular
+ *   6.3 on:     the fs reports STATX_CHANGE_COOKIE: i_version, plus the ctime for a regular
  *               file unless the fs reports CHANGE_MONOTONIC; else ctime.
+ * Without i_version the change is time_to_chattr(ctime), (sec << 32) + nsec.  xfs stopped
+ * reporting the cookie in 6.13, when it took multigrain timestamps ("stop setting
+ * STATX_CHANGE_COOKIE in getattr, since the ctime should give us better semantics now").
  */
 static void decide_change(struct mgb_knfsd *k, const char *fstype, const char *dir)
 {
@@ -236,8 +239,10 @@ static void decide_change(struct mgb_knfsd *k, const char *fstype, const char *d
 		why = iv ? "ext4 sets SB_I_VERSION unconditionally since 6.2"
 			 : "ext4 before 6.2 sets SB_I_VERSION only with -o i_version (not used)";
 	} else if (!strcmp(fstype, "xfs")) {
-		iv = true;
-		why = "xfs sets SB_I_VERSION on v5 (crc) superblocks, mkfs.xfs's default";
+		iv = !(maj > 6 || (maj == 6 && min >= 13));
+		why = iv ? "xfs sets SB_I_VERSION on v5 (crc) superblocks, mkfs.xfs's default, and reports the "
+			   "change cookie before 6.13"
+			 : "xfs reports no change cookie since 6.13 (multigrain ctime instead)";
 	} else if (!strcmp(fstype, "btrfs")) {
 		iv = true;
 		why = "btrfs always sets SB_I_VERSION";
@@ -264,7 +269,7 @@ static void decide_change(struct mgb_knfsd *k, const char *fstype, const char *d
 	if (asprintf(&k->change_reason,
 		     "kernel %u.%u, %s: %s; nfsd4_change_attribute %s; statx CHANGE_MONOTONIC on a file %s", maj, min,
 		     fstype ? fstype : "?", why,
-		     !iv ? "uses time_to_chattr(ctime) (sec << 30 + nsec)"
+		     !iv ? "uses time_to_chattr(ctime) ((sec << 32) + nsec)"
 		     : !after63 ? "(before 6.3) adds i_version to the ctime (sec << 30 + nsec)"
 		     : mono ? "(6.3 on) uses the change cookie (i_version) alone"
 			    : "(6.3 on) uses the change cookie (i_version), plus the ctime for a regular file",
