@@ -36,6 +36,7 @@ int cmd_plot(int argc, char **argv);
 struct mgb_run_check {
 	bool output;         /* -o given */
 	bool json, nfs, nfs_url;
+	bool knfsd;          /* an NFS backend with --nfs-server knfsd */
 };
 int mgb_run_args_check(int argc, char **argv, struct mgb_run_check *c);
 

@@ -410,6 +410,14 @@ static bool any_nfs_backend(const struct run_opts *ro)
 	return false;
 }
 
+static bool any_knfsd(const struct run_opts *ro)
+{
+	for (unsigned i = 0; i < ro->nbackends; i++)
+		if (mgb_backend_knfsd(ro->backends[i], backend_params_of(ro, ro->backends[i])))
+			return true;
+	return false;
+}
+
 static bool is_directory(const char *path, char *err)
 {
 	struct stat st;
@@ -501,6 +509,9 @@ static int check_combinations(const struct run_opts *ro)
 				rc = mgb_usage_error("run", "--nfs-url runs NFS backends only, not '%s'", ro->backends[i]->name);
 		if (rc == 0 && (ro->dir || ro->fs_given))
 			rc = mgb_usage_error("run", "--nfs-url excludes --dir and --fs (the server's export is the target)");
+		if (rc == 0 && any_knfsd(ro))
+			rc = mgb_usage_error("run", "--nfs-url and --nfs-server knfsd exclude each other (knfsd is "
+					     "started for each cell, inside a guest)");
 	}
 	return rc;
 }
@@ -639,6 +650,7 @@ int mgb_run_args_check(int argc, char **argv, struct mgb_run_check *c)
 	c->json = ro.json;
 	c->nfs = any_nfs_backend(&ro);
 	c->nfs_url = nfs_url_of(&ro) != NULL;
+	c->knfsd = any_knfsd(&ro);
 	free_params(&ro);
 	for (int i = 0; i < argc; i++)
 		free(copy[i]);

@@ -23,7 +23,8 @@
 #include <string.h>
 #include <time.h>
 
-enum { OPT_KERNEL = 256, OPT_MODULES, OPT_ACCEL, OPT_CPUS, OPT_MEM, OPT_TIMEOUT, OPT_INIT_TIMEOUT, OPT_TEST_INIT_EXIT };
+enum { OPT_KERNEL = 256, OPT_MODULES, OPT_ACCEL, OPT_CPUS, OPT_MEM, OPT_TIMEOUT, OPT_INIT_TIMEOUT, OPT_TEST_INIT_EXIT,
+       OPT_TEST_KNFSD_STOP };
 
 static const struct mgb_cmd_option options[] = {
 	{ "kernel", 0, "K", "a bzImage/vmlinux path, a `mgbench kernel build`\ndirectory, or a Debian kernel (below,\n"
@@ -40,6 +41,8 @@ static const struct mgb_cmd_option options[] = {
 	{ "quiet", 'q', NULL, "no console output, errors only", 'q' },
 	/* tests only: the guest's /init exits at once, so the kernel panics */
 	{ "test-init-exit", 0, NULL, NULL, OPT_TEST_INIT_EXIT },
+	/* tests only: each knfsd cell stops rpc.mountd or nfsd right after starting it */
+	{ "test-knfsd-stop", 0, "W", NULL, OPT_TEST_KNFSD_STOP },
 	{ 0 },
 };
 
@@ -101,8 +104,9 @@ static char **guest_argv(int argc, char **argv, const char **output, const char 
 	return g;
 }
 
-/* The filesystems the guest needs modules for: the --fs list, plus loop for image-backed ones. */
-static const char **module_targets(const char *list, char **copy)
+/* The filesystems the guest needs modules for: the --fs list, plus loop for image-backed ones,
+ * plus nfsd for --nfs-server knfsd. */
+static const char **module_targets(const char *list, bool knfsd, char **copy)
 {
 	const char **v = calloc(34, sizeof(*v));
 	char *save = NULL;
@@ -120,6 +124,8 @@ static const char **module_targets(const char *list, char **copy)
 	}
 	if (loop)
 		v[n++] = "loop";
+	if (knfsd)
+		v[n++] = "nfsd"; /* and sunrpc, lockd, grace ... through libkmod */
 	return v;
 }
 
@@ -127,9 +133,9 @@ static const char **module_targets(const char *list, char **copy)
  * The guest's command is checked here, before anything is downloaded or booted: a usage error
  * (an unknown workload or filesystem, an option without its value) is the run's own message and
  * exit 2, at once.  The document comes back to the host, which writes it: so one -o, and no
- * --json; and the guest has neither a network nor an NFS server.
+ * --json; and the guest has no network, so NFS there is the guest kernel's nfsd on its loopback.
  */
-static int check_guest_run(int argc, char **argv, const char *vm_output)
+static int check_guest_run(int argc, char **argv, const char *vm_output, bool *knfsd)
 {
 	struct mgb_run_check c;
 	int rc = mgb_run_args_check(argc, argv, &c);
@@ -140,8 +146,12 @@ static int check_guest_run(int argc, char **argv, const char *vm_output)
 		return mgb_usage_error("vm", "two outputs (vm -o %s and the run's -o): give one", vm_output);
 	if (c.json)
 		return mgb_usage_error("vm", "run --json does not go under vm: the host writes the document (vm -o FILE)");
-	if (c.nfs || c.nfs_url)
-		return mgb_usage_error("vm", "the NFS backends do not run in a guest (it has no NFS server and no network)");
+	if (c.nfs_url)
+		return mgb_usage_error("vm", "--nfs-url does not go under vm: the guest has no network");
+	if (c.nfs && !c.knfsd)
+		return mgb_usage_error("vm", "the NFS backends run in a guest against the kernel's own server only: "
+				       "add --nfs-server knfsd");
+	*knfsd = c.knfsd;
 	return 0;
 }
 
@@ -184,9 +194,9 @@ static void note_lost_ticks(json_t *doc, bool quiet)
 
 int cmd_vm(int argc, char **argv)
 {
-	const char *kernel = NULL, *modules = NULL, *accel = "tcg", *output = NULL, *fs = NULL;
+	const char *kernel = NULL, *modules = NULL, *accel = "tcg", *output = NULL, *fs = NULL, *knfsd_stop = NULL;
 	unsigned cpus = 2, mem = 1024, timeout = 600, init_timeout = 0;
-	bool quiet = false, test_init_exit = false, have_out = false, session_up = false;
+	bool quiet = false, test_init_exit = false, have_out = false, session_up = false, knfsd = false;
 	struct mgb_vm_kernel k = { 0 };
 	struct mgb_vm_boot b = { 0 };
 	struct mgb_output out;
@@ -225,6 +235,11 @@ int cmd_vm(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 'q': quiet = true; break;
 		case OPT_TEST_INIT_EXIT: test_init_exit = true; break;
+		case OPT_TEST_KNFSD_STOP:
+			if (strcmp(optarg, "mountd") && strcmp(optarg, "nfsd"))
+				return mgb_usage_error("vm", "--test-knfsd-stop is mountd or nfsd, not '%s'", optarg);
+			knfsd_stop = optarg;
+			break;
 		case MGB_GETOPT_HELP: usage(stdout); return MGB_EXIT_OK;
 		default: return MGB_EXIT_USAGE;
 		}
@@ -238,7 +253,7 @@ int cmd_vm(int argc, char **argv)
 	if (!strcmp(argv[optind], "run")) {
 		int first = optind;
 
-		if ((c = check_guest_run(argc - first, argv + first, output)))
+		if ((c = check_guest_run(argc - first, argv + first, output, &knfsd)))
 			return c < 0 ? MGB_EXIT_OK : c;
 		optind = first;
 	}
@@ -272,13 +287,13 @@ int cmd_vm(int argc, char **argv)
 	session_up = true;
 	if (mgb_vm_kernel_get(kernel, modules, session.tmpdir, quiet, &k, err))
 		goto fail;
-	targets = module_targets(fs, &fscopy);
+	targets = module_targets(fs, knfsd, &fscopy);
 	if (!targets || (mgb_vm_modules(&k, targets, &mods, err) &&
 			 (mgb_stop_requested() || mgb_vm_reindex(&k, session.tmpdir, err) ||
 			  mgb_vm_modules(&k, targets, &mods, err))))
 		goto fail;
 	{
-		struct mgb_vm_guest g = { (const char *const *)gargv, mods, test_init_exit };
+		struct mgb_vm_guest g = { (const char *const *)gargv, mods, test_init_exit, knfsd, knfsd_stop };
 
 		if (!(initrd = mgb_vm_initramfs(session.tmpdir, &g, err)))
 			goto fail;
@@ -335,6 +350,8 @@ int cmd_vm(int argc, char **argv)
 					    b.accel_used, "cpu", "max", "cpus", (int)cpus, "mem_mib", (int)mem,
 					    "kernel_source", src, "kernel_config", mgb_vm_kernel_config_json(&k),
 					    "boot_s", b.boot_s)));
+		/* part of boot_s: what loading each module took (nfsd's for knfsd cells) */
+		json_object_set(json_object_get(doc, "vm"), "modules_s", b.modules ? b.modules : json_null());
 		note_lost_ticks(doc, quiet);
 		rc = mgb_output_commit(&out, doc, err);
 		json_decref(doc);

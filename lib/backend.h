@@ -190,6 +190,9 @@ extern const struct mgb_backend_ops mgb_backend_nfs3, mgb_backend_nfs4;
 /* The server someone else runs that a remote backend was given (--nfs-url), or NULL (a server
  * started for the cell; a local backend). */
 const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void *params);
+/* Whether a remote backend's server for each cell is the kernel's nfsd (--nfs-server knfsd)
+ * rather than the embedded nfs-ganesha. */
+bool mgb_backend_knfsd(const struct mgb_backend_ops *ops, const void *params);
 
 /* Whether ops has the one operation op: a constant op folds to one NULL test, cheap in a loop. */
 static inline bool mgb_ops_have(const struct mgb_backend_ops *ops, unsigned op)

@@ -20,7 +20,9 @@ struct mgb_served {
 	enum mgb_reach reach;
 	const char *url;            /* that server's URL, or NULL */
 	const char *root;           /* what the backend's init opens: the target's path, or a URL */
-	struct mgb_nfs_server nfs;  /* the server started for the cell, if any */
+	struct mgb_nfs_server nfs;  /* the nfs-ganesha started for the cell, if any */
+	bool knfsd;                 /* the kernel's nfsd serves the cell instead (--nfs-server knfsd) */
+	struct mgb_knfsd kn;        /* and what was started for it */
 	bool unsupported;           /* a failure that is the filesystem's, not the run's (ramfs) */
 };
 
@@ -30,7 +32,7 @@ struct mgb_served {
  * mgb_serve_down, which undoes whatever was done.
  */
 int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir, enum mgb_reach reach,
-		 const char *url, struct mgb_served *sv, char *err);
+		 const char *url, bool knfsd, struct mgb_served *sv, char *err);
 void mgb_serve_down(struct mgb_served *sv);
 
 /* cell.server: what served a remote cell; NULL for a local one. */
@@ -38,7 +40,7 @@ json_t *mgb_served_server_json(const struct mgb_served *sv);
 /* What the multigrain evidence, probed on the target's path, is about. */
 const char *mgb_served_evidence_about(const struct mgb_served *sv);
 /* After a failed workload: why, if the server the cell started has died ("the NFS server
- * exited"), else NULL. */
+ * exited", "rpc.mountd exited"), else NULL. */
 const char *mgb_served_death(const struct mgb_served *sv);
 /* From the server's launch until it answered; 0 when none was started. */
 int64_t mgb_served_start_ns(const struct mgb_served *sv);

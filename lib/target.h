@@ -96,5 +96,38 @@ int mgb_nfs_server_start(struct mgb_session *s, const char *export_path, int nfs
 bool mgb_nfs_server_alive(const struct mgb_nfs_server *srv);
 /* Stop it (SIGTERM, then SIGKILL), and rpcbind if we started it; safe on a zeroed struct. */
 void mgb_nfs_server_stop(struct mgb_nfs_server *srv);
+/* Does a NULL call to prog/vers on 127.0.0.1:port (TCP) get an answer within a second? */
+bool mgb_rpc_answers(unsigned port, int prog, int vers);
+
+/*
+ * The kernel's own NFS server (lib/target/knfsd.c), inside a guest booted by `mgbench vm`:
+ * nfsd's filesystem mounted, rpcbind, exportfs, rpc.mountd and rpc.nfsd from Debian's
+ * nfs-kernel-server exporting export_path to 127.0.0.1, the v4 grace period ended at once;
+ * started for one target and stopped with it (no nfsd threads, no exports, no daemons left).
+ */
+struct mgb_knfsd {
+	int nfs_version;        /* what the cell's client speaks: 3 or 4 */
+	pid_t mountd_pid, rpcbind_pid, cld_pid; /* our children, 0 when none */
+	bool nfsd_mounted, state_mounted, run_mounted, pipefs_mounted, exported, threads_started;
+	const char *grace;      /* how the v4 grace period ended */
+	char *export_dir;       /* what is exported: a new directory in the target's */
+	char *export_options;   /* as given to exportfs -o */
+	char *url;
+	char *release;          /* uname -r: nfsd is the kernel's */
+	char *versions;         /* /proc/fs/nfsd/versions after start ("+3 +4 +4.0 ...") */
+	char *utils_version;    /* the nfs-kernel-server package the guest carries */
+	const char *change_source;  /* "i_version" or "ctime": what nfsd4_change_attribute uses */
+	char *change_reason;    /* how that was decided */
+	int64_t start_ns;       /* from the nfsd mount until the NFS and MOUNT services answered */
+};
+
+/* Like mgb_nfs_server_start; -EOPNOTSUPP (an "unsupported" cell) outside a guest, on a kernel
+ * without nfsd, or for a filesystem nfsd cannot export. */
+int mgb_knfsd_start(struct mgb_session *s, const char *export_path, const char *fstype, int nfs_version,
+		    struct mgb_knfsd *k, char *err);
+/* NULL while it serves, else what stopped: "rpc.mountd exited", "nfsd has no threads". */
+const char *mgb_knfsd_death(const struct mgb_knfsd *k);
+/* Stop everything started (rpc.nfsd 0, exportfs -ua, mountd, rpcbind, unmounts); safe on a zeroed struct. */
+void mgb_knfsd_stop(struct mgb_knfsd *k);
 
 #endif

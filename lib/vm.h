@@ -114,6 +114,8 @@ struct mgb_vm_guest {
 	const char *const *run_argv; /* the run command's arguments (after "run") */
 	char **modules;              /* from mgb_vm_modules, may be NULL */
 	bool test_init_exit;         /* test knob: /init exits at once (the kernel panics) */
+	bool knfsd;                  /* carry the kernel NFS server's programs (--nfs-server knfsd) */
+	const char *test_knfsd_stop; /* test knob: "mountd" or "nfsd", stopped after each knfsd start */
 };
 
 /* Build workdir/initramfs.cpio (mgbench, busybox, mkfs tools, their libraries, modules, /init);
@@ -138,6 +140,7 @@ struct mgb_vm_boot {
 	char *document;     /* the guest's result document (JSON text), or NULL */
 	int guest_status;   /* the guest mgbench's exit status, -1 if it never ran */
 	double boot_s;      /* qemu start to the first workload (the run command starting) */
+	json_t *modules;    /* {module: seconds its insmod took in the guest}, or NULL */
 };
 
 /* "QEMU emulator version ..." of qemu-system-x86_64 (malloc'd), NULL with err if it is missing. */

@@ -250,7 +250,11 @@ static void guest_usage(void)
 		{ { "--", "run", "nosuchworkload", NULL }, "unknown workload 'nosuchworkload'" },
 		{ { "--", "run", "write", "--output", NULL }, "needs a value" },
 		{ { "--", "run", "write", "--fs", "nosuchfs", NULL }, "unknown filesystem 'nosuchfs'" },
-		{ { "--", "run", "write", "--backend", "nfs3", NULL }, "NFS backends do not run in a guest" },
+		{ { "--", "run", "write", "--backend", "nfs3", NULL }, "add --nfs-server knfsd" },
+		{ { "--", "run", "write", "--backend", "nfs3", "--nfs-url", "nfs://127.0.0.1/x", NULL },
+		  "--nfs-url does not go under vm" },
+		{ { "--", "run", "write", "--backend", "nfs4", "--nfs-server", "nosuch", NULL },
+		  "not one of the allowed values" },
 		{ { "-o", "a.json", "--", "run", "write", "-o", "b.json", NULL }, "two outputs" },
 		{ { "--", "run", "write", "--json", NULL }, "--json does not go under vm" },
 	};

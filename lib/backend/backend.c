@@ -127,4 +127,9 @@ const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void
 {
 	return NULL;
 }
+
+bool mgb_backend_knfsd(const struct mgb_backend_ops *ops, const void *params)
+{
+	return false;
+}
 #endif

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The NFS backends, nfs3 and nfs4: every operation as NFS calls through libnfs (sync API), the
- * query being a GETATTR.  The root given to init is an nfs:// URL: the embedded server's
- * (lib/target/ganesha.c, started by the runner) or --nfs-url's, where a new subdirectory is made
- * and removed again.
+ * query being a GETATTR.  The root given to init is an nfs:// URL: the server's the runner
+ * started for the cell (--nfs-server: lib/target/ganesha.c, or the kernel's nfsd in a guest,
+ * lib/target/knfsd.c) or --nfs-url's, where a new subdirectory is made and removed again.
  *
  * One libnfs context per thread that uses the backend, each its own TCP connection and (v4) its
  * own client id: a workload's threads are separate NFS clients, as revalidate's writer and
@@ -55,7 +55,10 @@
 struct nfs_params {
 	const char *url;
 	uint64_t timeout_s;
+	unsigned server; /* index in nfs_servers */
 };
+
+static const char *const nfs_servers[] = { "ganesha", "knfsd", NULL };
 
 static const struct mgb_workload_option nfs_options[] = {
 	{ "nfs-url", MGB_OPT_STRING, offsetof(struct nfs_params, url), NULL,
@@ -63,6 +66,9 @@ static const struct mgb_workload_option nfs_options[] = {
 	  NULL, false },
 	{ "nfs-timeout", MGB_OPT_U64, offsetof(struct nfs_params, timeout_s), "5",
 	  "nfs: seconds an NFS call may take before the cell fails", 1, 600, NULL, NULL, false },
+	{ "nfs-server", MGB_OPT_CHOICE, offsetof(struct nfs_params, server), "ganesha",
+	  "nfs: the server started for each cell: ganesha (an embedded nfs-ganesha) or knfsd (the kernel's "
+	  "nfsd, inside a guest of mgbench vm only)", 0, 0, NULL, nfs_servers, false },
 	{ 0 },
 };
 
@@ -82,6 +88,12 @@ struct nfs_priv {
 	uint64_t tag;
 	struct mgb_perthread clients; /* each thread's connection (perthread.h) */
 	atomic_uint_fast64_t rpcs;
+	/* v4: the last query's change attribute and ctime, for the cell to show what the server
+	 * builds change from (see nfs_cell_metrics) */
+	pthread_mutex_t last_lock;
+	bool have_last;
+	uint64_t last_change;
+	struct mgb_ts last_ctime;
 };
 
 /* An open file: its path, and a handle per client that has used it. */
@@ -328,6 +340,7 @@ static void nfs_fini_be(struct mgb_backend *be)
 			remove_tree(c->nfs, p->subdir, 0);
 	}
 	mgb_perthread_destroy(&p->clients, client_free_v);
+	pthread_mutex_destroy(&p->last_lock);
 	free(p->url);
 	free(p->export_path);
 	free(p->subdir);
@@ -347,6 +360,7 @@ static int nfs_init_be(struct mgb_backend *be, int version, const char *root, ch
 		return mgb_err(err, "out of memory");
 	be->priv = p;
 	mgb_perthread_init(&p->clients, client_make, p);
+	pthread_mutex_init(&p->last_lock, NULL);
 	p->version = version;
 	p->timeout_ms = (int)((par ? par->timeout_s : 5) * 1000);
 	p->url = strdup(root);
@@ -612,7 +626,15 @@ static int nfs_fstat_be(struct mgb_backend *be, struct mgb_file *f, unsigned wan
 			nf->h[k.slot].fh4_len = k.c->raw.fh_len;
 			k.c->raw.fh = NULL;
 		}
-		return raw_fstat(k.p, k.c, nf->h[k.slot].fh4, nf->h[k.slot].fh4_len, st);
+		r = raw_fstat(k.p, k.c, nf->h[k.slot].fh4, nf->h[k.slot].fh4_len, st);
+		if (r == 0 && (st->mask & MGB_STAT_CHANGE) && (st->mask & MGB_STAT_CTIME)) {
+			pthread_mutex_lock(&k.p->last_lock);
+			k.p->have_last = true;
+			k.p->last_change = st->change;
+			k.p->last_ctime = st->ctime;
+			pthread_mutex_unlock(&k.p->last_lock);
+		}
+		return r;
 	}
 	r = nfs_fstat64(k.c->nfs, k.fh, &s);
 	if (r < 0)
@@ -761,13 +783,55 @@ static int nfs_rmdir_be(struct mgb_backend *be, const char *path)
 	return nfs_path1(be, path, 0, 2);
 }
 
+/*
+ * The last v4 query's change attribute beside the same reply's ctime as Linux nfsd's
+ * nfsd4_change_attribute() mixes it into i_version (seconds << 30 + nanoseconds): their
+ * difference is the i_version where the server adds i_version to the ctime, and far off where
+ * it sends i_version alone or another encoding: time_to_chattr()'s (seconds << 32) + nanoseconds
+ * (knfsd without a change cookie: xfs since 6.13), ganesha's ctime in nanoseconds.  An
+ * observation of the wire beside knfsd's rule-based server.change_attribute.
+ */
+static const char *change_looks_like(uint64_t change, struct mgb_ts ct, uint64_t chattr)
+{
+	if (change == chattr)
+		return "ctime (sec << 30 + nsec)";
+	if (change > chattr && change - chattr < (1ull << 32))
+		return "i_version + ctime (sec << 30 + nsec)";
+	if (change == (((uint64_t)ct.sec << 32) | ct.nsec))
+		return "ctime (sec << 32 | nsec)";
+	if (change == (uint64_t)ct.sec * 1000000000ull + ct.nsec)
+		return "ctime in nanoseconds";
+	if (change < (1ull << 40))
+		return "a counter (i_version alone)";
+	return "none of these";
+}
+
+static json_t *change_sample(struct nfs_priv *p)
+{
+	uint64_t change, chattr;
+	struct mgb_ts ct;
+	bool have;
+
+	pthread_mutex_lock(&p->last_lock);
+	have = p->have_last;
+	change = p->last_change;
+	ct = p->last_ctime;
+	pthread_mutex_unlock(&p->last_lock);
+	if (!have)
+		return json_null();
+	chattr = ((uint64_t)ct.sec << 30) + ct.nsec;
+	return json_pack("{s:I, s:I, s:I, s:s}", "change", (json_int_t)change, "ctime_chattr", (json_int_t)chattr,
+			 "change_minus_ctime_chattr", (json_int_t)(change - chattr), "looks_like",
+			 change_looks_like(change, ct, chattr));
+}
+
 static json_t *nfs_cell_metrics(struct mgb_backend *be)
 {
 	struct nfs_priv *p = priv_of(be);
 
-	return json_pack("{s:i, s:I, s:I, s:i}", "clients", (int)mgb_perthread_count(&p->clients), "calls", (json_int_t)atomic_load(&p->rpcs),
+	return json_pack("{s:i, s:I, s:I, s:i, s:o}", "clients", (int)mgb_perthread_count(&p->clients), "calls", (json_int_t)atomic_load(&p->rpcs),
 			 "write_call_max_bytes", (json_int_t)(p->version == 4 ? NFS4_WRITE_MAX : 0),
-			 "timeout_ms", p->timeout_ms);
+			 "timeout_ms", p->timeout_ms, "change_sample", change_sample(p));
 }
 
 const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void *params)
@@ -775,6 +839,13 @@ const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void
 	const struct nfs_params *par = params;
 
 	return ops->reach != MGB_REACH_LOCAL && par ? par->url : NULL;
+}
+
+bool mgb_backend_knfsd(const struct mgb_backend_ops *ops, const void *params)
+{
+	const struct nfs_params *par = params;
+
+	return ops->reach != MGB_REACH_LOCAL && par && par->server == 1;
 }
 
 #define NFS_COMMON_OPS                                  \

@@ -116,13 +116,21 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		r = -1;
 		goto done;
 	}
-	r = mgb_serve_up(s, spec->fs, spec->dir, spec->backend->reach, url, &sv, err);
+	r = mgb_serve_up(s, spec->fs, spec->dir, spec->backend->reach, url,
+			 mgb_backend_knfsd(spec->backend, spec->backend_params), &sv, err);
 	unsupported = sv.unsupported;
 	json_object_set_new(cell, "target", target_json(t));
 	if (sv.reach != MGB_REACH_LOCAL)
 		json_object_set_new(cell, "server", mgb_served_server_json(&sv));
-	if (r == 0)
+	if (r == 0) {
 		r = mgb_backend_open(&be, spec->backend, spec->backend_params, sv.root, err);
+		if (r < 0 && mgb_served_death(&sv)) {
+			char why[MGB_ERR_LEN];
+
+			snprintf(why, sizeof(why), "%s", err);
+			snprintf(err, MGB_ERR_LEN, "%s: %.*s", mgb_served_death(&sv), MGB_ERR_LEN - 60, why);
+		}
+	}
 	if (r == 0 && !mgb_stop_requested()) {
 		memset(&ctx, 0, sizeof(ctx));
 		ctx.be = &be;

@@ -78,8 +78,7 @@ static int rpc_pump(struct rpc_context *rpc, struct rpc_wait *w, int64_t deadlin
 	return w->done == 1 ? 0 : -1;
 }
 
-/* Does a NULL call to prog/vers on 127.0.0.1:port get an answer within a second? */
-static bool rpc_answers(unsigned port, int prog, int vers)
+bool mgb_rpc_answers(unsigned port, int prog, int vers)
 {
 	struct rpc_context *rpc = rpc_init_context();
 	int64_t deadline = mgb_clock_ns(CLOCK_MONOTONIC) + MGB_NSEC_PER_SEC;
@@ -367,8 +366,8 @@ static int wait_ready(struct mgb_nfs_server *srv, int *status)
 			srv->pid = 0;
 			return -1;
 		}
-		if (rpc_answers(srv->nfs_port, NFS_PROGRAM, srv->nfs_version) &&
-		    (srv->nfs_version != 3 || rpc_answers(srv->mnt_port, MOUNT_PROGRAM, 3)))
+		if (mgb_rpc_answers(srv->nfs_port, NFS_PROGRAM, srv->nfs_version) &&
+		    (srv->nfs_version != 3 || mgb_rpc_answers(srv->mnt_port, MOUNT_PROGRAM, 3)))
 			return 0;
 		usleep(10000);
 	}

@@ -16,12 +16,13 @@ static int nfs_version(enum mgb_reach reach)
 }
 
 int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir, enum mgb_reach reach,
-		 const char *url, struct mgb_served *sv, char *err)
+		 const char *url, bool knfsd, struct mgb_served *sv, char *err)
 {
 	int r;
 
 	memset(sv, 0, sizeof(*sv));
 	sv->reach = reach;
+	sv->knfsd = knfsd && !url && reach != MGB_REACH_LOCAL;
 	if (url) {
 		/* Someone else's server: no local target, the backend makes its own directory. */
 		sv->url = sv->root = url;
@@ -33,11 +34,14 @@ int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char
 	if (r < 0 || reach == MGB_REACH_LOCAL)
 		return r;
 #ifdef HAVE_LIBNFS
-	r = mgb_nfs_server_start(s, sv->target.path, nfs_version(reach), &sv->nfs, err);
+	if (sv->knfsd)
+		r = mgb_knfsd_start(s, sv->target.path, sv->target.fstype, nfs_version(reach), &sv->kn, err);
+	else
+		r = mgb_nfs_server_start(s, sv->target.path, nfs_version(reach), &sv->nfs, err);
 	sv->unsupported = r == -EOPNOTSUPP;
 	if (r < 0)
 		return -1;
-	sv->root = sv->nfs.url;
+	sv->root = sv->knfsd ? sv->kn.url : sv->nfs.url;
 	return 0;
 #else
 	return mgb_err(err, "this mgbench was built without libnfs");
@@ -47,9 +51,32 @@ int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char
 void mgb_serve_down(struct mgb_served *sv)
 {
 #ifdef HAVE_LIBNFS
+	mgb_knfsd_stop(&sv->kn);
 	mgb_nfs_server_stop(&sv->nfs);
 #endif
 	mgb_target_down(&sv->target);
+}
+
+/*
+ * The kernel's nfsd: its version is the kernel's, with the protocol versions it had enabled;
+ * the export's options; and what its v4 change attribute is built from on this filesystem.
+ */
+static json_t *knfsd_json(const struct mgb_served *sv)
+{
+	const struct mgb_knfsd *k = &sv->kn;
+	const struct mgb_target *t = &sv->target;
+
+	return MGB_JSON_PACK("{s:s, s:s, s:s?, s:o?, s:i, s:I, s:o, s:o, s:o}", "kind", "embedded", "software",
+			     "knfsd", "version", k->release, "export_fs", t->fstype ? mgb_json_text(t->fstype) : NULL,
+			     "nfs_version", nfs_version(sv->reach), "start_ns", (json_int_t)k->start_ns,
+			     "knfsd", json_pack("{s:s?, s:o?, s:o?}", "grace", k->grace, "nfsd_versions",
+						    k->versions ? mgb_json_text(k->versions) : NULL, "nfs_utils",
+						    k->utils_version ? mgb_json_text(k->utils_version) : NULL),
+			     "export", json_pack("{s:s, s:o?}", "client", "127.0.0.1", "options",
+						     k->export_options ? mgb_json_text(k->export_options) : NULL),
+			     "change_attribute", json_pack("{s:s?, s:o?}", "source", k->change_source,
+							       "decided_by", k->change_reason ?
+							       mgb_json_text(k->change_reason) : NULL));
 }
 
 json_t *mgb_served_server_json(const struct mgb_served *sv)
@@ -62,6 +89,8 @@ json_t *mgb_served_server_json(const struct mgb_served *sv)
 		return MGB_JSON_PACK("{s:s, s:n, s:n, s:n, s:i, s:n, s:o}", "kind", "url", "software", "version",
 				     "export_fs", "nfs_version", nfs_version(sv->reach), "start_ns", "url",
 				     mgb_json_text(sv->url));
+	if (sv->knfsd)
+		return knfsd_json(sv);
 	return MGB_JSON_PACK("{s:s, s:s, s:s?, s:o?, s:i, s:I}", "kind", "embedded", "software", "nfs-ganesha",
 			     "version", sv->nfs.version, "export_fs", t->fstype ? mgb_json_text(t->fstype) : NULL,
 			     "nfs_version", nfs_version(sv->reach), "start_ns", (json_int_t)sv->nfs.start_ns);
@@ -80,6 +109,8 @@ const char *mgb_served_evidence_about(const struct mgb_served *sv)
 const char *mgb_served_death(const struct mgb_served *sv)
 {
 #ifdef HAVE_LIBNFS
+	if (sv->knfsd)
+		return mgb_knfsd_death(&sv->kn);
 	/* A killed server may take a moment to be seen dead after its socket closed. */
 	for (int i = 0; sv->nfs.pid > 0 && i < 20; i++, usleep(10000))
 		if (!mgb_nfs_server_alive(&sv->nfs))
@@ -92,5 +123,5 @@ const char *mgb_served_death(const struct mgb_served *sv)
 
 int64_t mgb_served_start_ns(const struct mgb_served *sv)
 {
-	return sv->nfs.start_ns;
+	return sv->knfsd ? sv->kn.start_ns : sv->nfs.start_ns;
 }

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@ static const char init_script[] =
 	"mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null\n"
 	"up() { cut -d' ' -f1 /proc/uptime; }\n"
 	"echo \"MGBVM-INIT $(up) $(uname -r)\"\n"
+	/* the loopback, for the kernel's NFS server and its client on 127.0.0.1 */
+	"ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up\n"
 	"[ -f /etc/mgbench-test-init-exit ] && exit 1\n"
 	"for m in /lib/mgbench-modules/*.ko; do\n"
 	"  [ -f \"$m\" ] || continue\n"
@@ -45,6 +48,9 @@ static const char init_script[] =
 	"echo \"MGBVM-RUN $(up)\"\n"
 	"mgbench \"$@\" 2>/tmp/mgbench.err\n"
 	"rc=$?\n"
+	/* what a run must not leave behind: NFS daemons and nfsd's kernel threads */
+	"left=$(ps -o comm | grep -E '^(nfsd|lockd|rpc.mountd|rpcbind|nfsdcld)$' | sort | uniq -c | tr -s ' \\n' ' ')\n"
+	"echo \"MGBVM-LEFT ${left:-none}\"\n"
 	"sed 's/^/MGBVM-STDERR /' /tmp/mgbench.err\n"
 	"if [ -s /out/result.json ]; then\n"
 	"  echo MGBVM-DOC-BEGIN; base64 /out/result.json; echo MGBVM-DOC-END\n"
@@ -234,6 +240,88 @@ static int add_module(const char *root, const char *src, unsigned i, char *err)
 	return rc;
 }
 
+static int write_text(const char *path, const char *text, mode_t mode, char *err);
+
+/*
+ * The kernel NFS server's user space (--nfs-server knfsd, lib/target/knfsd.c): nfs-kernel-server's
+ * rpc.nfsd, exportfs, rpc.mountd and nfsdcld, and rpcbind, with their libraries; libtirpc's netconfig;
+ * and the accounts rpcbind looks up (it switches to _rpc).  Missing on the host: nothing is
+ * carried, and the guest's cells say what is missing.
+ */
+static int add_knfsd(const char *root, char *err)
+{
+	static const char *const progs[] = { "/usr/sbin/rpc.nfsd", "/usr/sbin/exportfs", "/usr/sbin/rpc.mountd",
+					     "/usr/sbin/rpcbind", "/usr/sbin/nfsdcld" };
+	static const char *const dirs[] = { "run", "var/lib/nfs" };
+	static const char *const etc[] = { "/etc/netconfig", "/etc/services", "/etc/protocols", "/etc/rpc" };
+	char *p = NULL, line[512];
+	struct passwd *pw;
+	int rc = 0;
+
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(progs) && !rc; i++)
+		if (!access(progs[i], X_OK))
+			rc = add_program(root, progs[i], progs[i], err);
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(dirs) && !rc; i++) {
+		free(p);
+		if (asprintf(&p, "%s/%s", root, dirs[i]) < 0)
+			return mgb_err(err, "out of memory");
+		rc = mgb_mkdirs(p, err);
+	}
+	free(p);
+	p = NULL;
+	/* the kernel's rpcbind client tries /var/run/rpcbind.sock first */
+	if (!rc && asprintf(&p, "%s/var/run", root) < 0)
+		return mgb_err(err, "out of memory");
+	if (!rc && symlink("../run", p) && errno != EEXIST)
+		rc = mgb_err(err, "cannot link %s: %s", p, strerror(errno));
+	free(p);
+	p = NULL;
+	/* netconfig: libtirpc's transports; services, protocols and rpc: names rpcbind and mountd
+	 * look up (rpcbind fails without "sunrpc") */
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(etc) && !rc; i++)
+		if (!access(etc[i], R_OK))
+			rc = copy_same(root, etc[i], err);
+	if (!rc && asprintf(&p, "%s/etc/hosts", root) < 0)
+		return mgb_err(err, "out of memory");
+	if (!rc)
+		rc = write_text(p, "127.0.0.1\tlocalhost\n::1\tlocalhost\n", 0644, err);
+	free(p);
+	p = NULL;
+	pw = getpwnam("_rpc");
+	snprintf(line, sizeof(line), "root:x:0:0:root:/root:/bin/sh\n_rpc:x:%u:65534::/run/rpcbind:/bin/false\n",
+		 pw ? (unsigned)pw->pw_uid : 103u);
+	if (!rc && asprintf(&p, "%s/etc/passwd", root) < 0)
+		return mgb_err(err, "out of memory");
+	if (!rc)
+		rc = write_text(p, line, 0644, err);
+	free(p);
+	p = NULL;
+	if (!rc && asprintf(&p, "%s/etc/group", root) < 0)
+		return mgb_err(err, "out of memory");
+	if (!rc)
+		rc = write_text(p, "root:x:0:\nnogroup:x:65534:\n", 0644, err);
+	free(p);
+	p = NULL;
+	/* the nfs-utils the guest runs, for its cells (rpc.nfsd has no --version) */
+	if (!rc) {
+		const char *argv[] = { "dpkg-query", "-W", "-f", "${Version}\n", "nfs-kernel-server", NULL };
+		char *out = NULL, e[MGB_ERR_LEN];
+
+		if (mgb_capture(argv, NULL, &out, e) == 0 && out && asprintf(&p, "%s/etc/mgbench-nfs-utils", root) >= 0) {
+			rc = write_text(p, out, 0644, err);
+			free(p);
+			p = NULL;
+		}
+		free(out);
+	}
+	if (!rc && asprintf(&p, "%s/etc/exports", root) < 0)
+		return mgb_err(err, "out of memory");
+	if (!rc)
+		rc = write_text(p, "", 0644, err);
+	free(p);
+	return rc;
+}
+
 static int write_text(const char *path, const char *text, mode_t mode, char *err)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
@@ -346,6 +434,14 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 		goto out;
 	if (add_fio(root, err))
 		goto out;
+	if (g->knfsd && add_knfsd(root, err))
+		goto out;
+	free(p);
+	/* what lib/target/knfsd.c looks for: this is a guest, whose NFS server is ours to run */
+	if (asprintf(&p, "%s/etc/mgbench-guest", root) < 0)
+		goto oom;
+	if (write_text(p, "", 0644, err))
+		goto out;
 	free(p);
 	if (asprintf(&p, "%s/etc/mtab", root) < 0)
 		goto oom;
@@ -364,6 +460,13 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 		goto oom;
 	if (write_text(p, line, 0644, err))
 		goto out;
+	if (g->test_knfsd_stop) {
+		free(p);
+		if (asprintf(&p, "%s/etc/mgbench-test-knfsd-stop", root) < 0)
+			goto oom;
+		if (write_text(p, g->test_knfsd_stop, 0644, err))
+			goto out;
+	}
 	if (g->test_init_exit) {
 		free(p);
 		if (asprintf(&p, "%s/etc/mgbench-test-init-exit", root) < 0)

@@ -45,6 +45,8 @@ void mgb_vm_boot_free(struct mgb_vm_boot *b)
 {
 	free(b->accel_used);
 	free(b->document);
+	json_decref(b->modules);
+	b->modules = NULL;
 	b->accel_used = b->document = NULL;
 }
 
@@ -92,6 +94,7 @@ struct console {
 	int status;
 	double t0, run_s;
 	char last[256];     /* the last console line, for a "no document" message */
+	json_t *modules;    /* module name -> seconds its insmod took (guest uptime) */
 };
 
 static void append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
@@ -129,6 +132,17 @@ static void console_line(struct console *c, char *l, bool quiet)
 	}
 	if (n)
 		snprintf(c->last, sizeof(c->last), "%s", l);
+	if (!strncmp(l, "MGBVM-INSMOD ", 13)) {
+		char name[64];
+		double a, b;
+
+		/* "MGBVM-INSMOD name start end" (guest uptime, seconds) */
+		if (sscanf(l + 13, "%63s %lf %lf", name, &a, &b) == 3 && b >= a) {
+			if (!c->modules)
+				c->modules = json_object();
+			json_object_set_new(c->modules, name, json_real(b - a));
+		}
+	}
 	if (!strncmp(l, "MGBVM-INIT ", 11))
 		c->saw_init = true;
 	else if (!strncmp(l, "MGBVM-RUN ", 10))
@@ -153,7 +167,7 @@ static void console_line(struct console *c, char *l, bool quiet)
 	else if (strncmp(l, "MGBVM-", 6))
 		fprintf(stderr, "%s\n", l);
 	else if (!strncmp(l, "MGBVM-INSMOD", 12) || !strncmp(l, "MGBVM-INIT", 10) ||
-		 !strncmp(l, "MGBVM-RUN", 9))
+		 !strncmp(l, "MGBVM-RUN", 9) || !strncmp(l, "MGBVM-LEFT", 10))
 		fprintf(stderr, "vm: %s\n", l + 6);
 }
 
@@ -300,6 +314,7 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 				c.last[0] ? c.last : "qemu exited");
 		free(c.doc);
 		free(c.stderr_text);
+		json_decref(c.modules);
 		accel = "tcg";
 		oc = boot_once(b, accel, &c, err);
 	}
@@ -308,6 +323,8 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 		b->accel_used = strdup(accel);
 		b->guest_status = c.status;
 		b->boot_s = c.run_s;
+		b->modules = c.modules;
+		c.modules = NULL;
 		if (c.doc && base64_decode(c.doc) >= 0) {
 			b->document = c.doc;
 			c.doc = NULL;
@@ -338,5 +355,6 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 	}
 	free(c.doc);
 	free(c.stderr_text);
+	json_decref(c.modules);
 	return rc;
 }
