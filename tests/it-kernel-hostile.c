@@ -459,6 +459,59 @@ static void kept_work_tree(void)
 	free(v), free(out), json_decref(m);
 }
 
+/* A --source directory that changes between builds (a git checkout, an edit): the kept tree
+ * takes the new files, drops the removed ones and keeps its patches right. */
+static void changed_source_tree(void)
+{
+	char extra[32], path[800], lines[200] = "";
+	const char *p2 = path_of("sync-2.patch");
+
+	snprintf(extra, sizeof(extra), "-sync%d", (int)getpid());
+	/* vmlinux: the data file, then the names of the extra files */
+	const char *tree = fake_tree("synctree", extra, NULL,
+				     "mkdir -p $(O)/arch/x86/boot $(O)/include/config; echo bz > "
+				     "$(O)/arch/x86/boot/bzImage; cat data > $(O)/vmlinux; ls extra >> $(O)/vmlinux; "
+				     "echo 6.1.0$(EXTRAVERSION) > $(O)/include/config/kernel.release");
+	for (char c = 'a'; c <= 'l'; c++)
+		snprintf(lines + strlen(lines), sizeof(lines) - strlen(lines), "%c\n", c);
+	write_file((snprintf(path, sizeof(path), "%s/data", tree), path), lines);
+	mkdir((snprintf(path, sizeof(path), "%s/extra", tree), path), 0755);
+	write_file((snprintf(path, sizeof(path), "%s/extra/old", tree), path), "old\n");
+	write_file(p2, "--- a/data\n+++ b/data\n@@ -9,4 +9,4 @@\n i\n j\n k\n-l\n+L\n");
+	const char *plain[] = { "kernel", "build", "-q", "--source", tree, NULL };
+	const char *patched[] = { "kernel", "build", "-q", "--source", tree, "--patches", p2, NULL };
+	char *out, *v;
+	json_t *m = NULL;
+	int rc;
+
+	rc = run(plain, 20, &out);
+	free(out);
+	T_CHECK(rc == 0, "the tree builds: %d", rc);
+	/* replaced (a new inode, as git checkout writes), one file added, one removed */
+	snprintf(path, sizeof(path), "%s/data", tree);
+	unlink(path);
+	write_file(path, "A\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n");
+	write_file((snprintf(path, sizeof(path), "%s/extra/new", tree), path), "new\n");
+	unlink((snprintf(path, sizeof(path), "%s/extra/old", tree), path));
+	rc = run(patched, 20, &out);
+	v = rc ? NULL : built_vmlinux(out, &m);
+	T_CHECK(v && v[0] == 'A' && strstr(v, "L\nnew\n") && !strstr(v, "old") && kept_of(m) == 0,
+		"the changed tree, patched, in the kept tree (%d): %d %s / %s", kept_of(m), rc, out, v ?: "");
+	free(v), free(out), json_decref(m), m = NULL;
+
+	/* edited in place (the same inode) under the applied patch */
+	snprintf(path, sizeof(path), "%s/data", tree);
+	FILE *f = fopen(path, "r+");
+
+	T_CHECK(f && fputs("B", f) >= 0 && fclose(f) == 0, "edited %s in place", path);
+	rc = run(patched, 20, &out);
+	v = rc ? NULL : built_vmlinux(out, &m);
+	T_CHECK(v && v[0] == 'B' && strstr(v, "L\nnew\n") && kept_of(m) == 0,
+		"an edit in place is built, the patch undone and applied again (%d): %d %s / %s", kept_of(m), rc, out,
+		v ?: "");
+	free(v), free(out), json_decref(m);
+}
+
 /* D16: a failed make tinyconfig points to a log that exists and holds make's output. */
 static void config_failure_keeps_log(void)
 {
@@ -699,6 +752,7 @@ int main(void)
 	T_RUN(source_tree_key());
 	T_RUN(fuzz_recorded());
 	T_RUN(kept_work_tree());
+	T_RUN(changed_source_tree());
 	T_RUN(config_failure_keeps_log());
 	T_RUN(bad_inputs(tree));
 	T_RUN(config_fragments(tree));

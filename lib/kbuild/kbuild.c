@@ -428,7 +428,7 @@ static int build(struct job *j, char *err)
 	    !(logf = fdopen(dup(logfd), "a")))
 		return mgb_err(err, "cannot write %s: %s", log, strerror(errno));
 	stage(j, "preparing the work tree from %s", j->src.tree);
-	if (mgb_kb_tree_prepare(j->work, j->base, j->src.tree, j->patches, j->npatches, b->fuzz, logfd, logf, &kept,
+	if (mgb_kb_tree_prepare(j->work, j->base, j->src.tree, j->src.id, j->patches, j->npatches, b->fuzz, logfd, logf, &kept,
 				&b->tree_kept, err)) {
 		if (!mgb_stop_requested() && !keep_log(j, log, p, sizeof(p)))
 			snprintf(err + strlen(err), MGB_ERR_LEN - strlen(err), ": see %s", p);
@@ -576,7 +576,7 @@ static int build(struct job *j, char *err)
 	b->release = release;
 	release = NULL;
 	rc = 0;
-	if (mgb_kb_tree_save(j->work, j->base, j->patches, j->npatches, err)) {
+	if (mgb_kb_tree_save(j->work, j->base, j->src.id, j->patches, j->npatches, err)) {
 		/* the build is in the cache; only the next one is slower */
 		fprintf(stderr, "mgbench kernel: %s\n", err);
 		*err = '\0';
@@ -805,7 +805,16 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 	}
 	if (b->fuzz) /* fuzz 0 keeps the keys builds had before --fuzz existed */
 		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "fuzz %u\n", b->fuzz);
-	mgb_sha256_buf(keytext, kl, j.base);
+	{
+		/* the base: the key with a directory source's place, not its contents (which the kept
+		 * tree follows); a Debian source's id is its place */
+		char basetext[8192];
+		const char *src_line = strstr(keytext, "\nsource ") + 1, *after = strchr(src_line, '\n') + 1;
+		int bl = snprintf(basetext, sizeof(basetext), "%.*ssource-place %s\n%s", (int)(src_line - keytext), keytext,
+				  j.src.package ? j.src.id : j.src.tree, after);
+
+		mgb_sha256_buf(basetext, (size_t)(bl < (int)sizeof(basetext) ? bl : (int)sizeof(basetext) - 1), j.base);
+	}
 	for (size_t i = 0; i < j.npatches && kl < sizeof(keytext); i++)
 		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "patch %s %s\n", j.patches[i].sha256,
 				       j.patches[i].name);

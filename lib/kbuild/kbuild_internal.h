@@ -54,16 +54,20 @@ int mgb_kb_patch_revert(const char *tree, const char *path, const char *name, co
 
 /* The work tree (src/, obj/) that builds share, kept after a build that succeeded with a record
  * of what it holds, so that the next build with the same base (everything in the key but the
- * patches) undoes and applies only the patches that differ and make compiles only what they
- * change.  prepare: bring work/src to the longest common prefix of the recorded patches and p
- * (undoing the others), or to a fresh copy of tree when there is no usable record; *applied is
- * how many of p are already in (their moved and before filled in from the record), *kept whether
- * the tree was kept at all.  The record
- * is removed first: a build that does not finish leaves a tree the next one will not trust. */
-int mgb_kb_tree_prepare(const char *work, const char *base, const char *tree, struct mgb_kb_patch *p, size_t n,
-			unsigned fuzz, int logfd, FILE *log, size_t *applied, bool *kept, char *err);
-/* After a build that succeeded: the record of base and p[0..n). */
-int mgb_kb_tree_save(const char *work, const char *base, const struct mgb_kb_patch *p, size_t n, char *err);
+ * patches and, for a --source directory, its contents) undoes and applies only the patches that
+ * differ, and copies in only the source files that changed, and make compiles only what they
+ * touch.  prepare: bring work/src to the longest common prefix of the recorded patches and p
+ * (undoing the others; all of them when source_id differs, whose files are then synced from
+ * tree), or to a fresh copy of tree when there is no usable record; *applied is how many of p
+ * are already in (their moved and before filled in from the record), *kept whether the tree was
+ * kept at all.  The record is removed first: a build that does not finish leaves a tree the next
+ * one will not trust. */
+int mgb_kb_tree_prepare(const char *work, const char *base, const char *tree, const char *source_id,
+			struct mgb_kb_patch *p, size_t n, unsigned fuzz, int logfd, FILE *log, size_t *applied, bool *kept,
+			char *err);
+/* After a build that succeeded: the record of base, the source and p[0..n). */
+int mgb_kb_tree_save(const char *work, const char *base, const char *source_id, const struct mgb_kb_patch *p,
+		     size_t n, char *err);
 
 /* Check every option line of fragment (CONFIG_X=v or "# CONFIG_X is not set") against the
  * .config at path, except those requested again later or in override (whose requests win);

@@ -5,7 +5,10 @@
  * and links, instead of copying the source and compiling everything through ccache (minutes
  * even when every object is a hit).  What the tree holds is recorded in state.json once a build
  * succeeded; the record goes before the tree is changed, so a tree a build left half-made is
- * never trusted, only copied afresh.
+ * never trusted, only copied afresh.  A --source directory whose contents changed since (a git
+ * checkout between two commits, an edit) is brought up to date file by file: the kept copy is
+ * a hard-link farm, so a file the source replaced has another inode, and one edited in place is
+ * already seen.
  */
 #include "config.h"
 #include "kbuild_internal.h"
@@ -13,11 +16,14 @@
 #include "util.h"
 #include "vm.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,13 +63,179 @@ static bool undo_to(const char *src, json_t *recorded, size_t keep, unsigned fuz
 	return true;
 }
 
-int mgb_kb_tree_prepare(const char *work, const char *base, const char *tree, struct mgb_kb_patch *p, size_t n,
-			unsigned fuzz, int logfd, FILE *log, size_t *applied, bool *kept, char *err)
+/* Whether two regular files hold the same bytes. */
+static bool same_bytes(int a, int b, off_t size)
+{
+	char x[65536], y[65536];
+
+	for (off_t done = 0; done < size;) {
+		ssize_t n = read(a, x, sizeof(x)), m;
+
+		if (n <= 0)
+			return false;
+		for (ssize_t got = 0; got < n; got += m)
+			if ((m = read(b, y + got, (size_t)(n - got))) <= 0)
+				return false;
+		if (memcmp(x, y, (size_t)n))
+			return false;
+		done += n;
+	}
+	return true;
+}
+
+/* name in to (an open directory) becomes a copy of from's file: new inode, new mtime, so make
+ * rebuilds what depends on it whatever time the source gave its file. */
+static int copy_in(int from, const char *name, int to, mode_t mode, off_t size, char *err)
+{
+	char tmp[NAME_MAX + 16];
+	int out;
+
+	snprintf(tmp, sizeof(tmp), ".%.200s.mgbsync", name);
+	unlinkat(to, tmp, 0);
+	if ((out = openat(to, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0777)) < 0)
+		return mgb_err(err, "cannot create %s: %s", tmp, strerror(errno));
+	for (off_t done = 0; done < size;) {
+		ssize_t n = sendfile(out, from, NULL, (size_t)(size - done));
+
+		if (n <= 0) {
+			close(out);
+			unlinkat(to, tmp, 0);
+			return mgb_err(err, "cannot copy %s: %s", name, n ? strerror(errno) : "short file");
+		}
+		done += n;
+	}
+	if (fchmod(out, mode & 0777) || close(out) || renameat(to, tmp, to, name)) {
+		unlinkat(to, tmp, 0);
+		return mgb_err(err, "cannot write %s: %s", name, strerror(errno));
+	}
+	return 0;
+}
+
+static int remove_at(int dir, const char *name, const char *path)
+{
+	struct stat st;
+
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dir, name, 0);
+	mgb_remove_tree(path);
+	return 0;
+}
+
+/* Make the directory dst (the kept copy) hold what src (the source) holds, rel its path below
+ * both; *changed counts the files copied or removed.  .git is left out at the top, as the copy
+ * and the key leave it out. */
+static int sync_dir(const char *src, const char *dst, bool top, size_t *changed, char *err)
+{
+	struct dirent **ents = NULL;
+	int n = scandir(src, &ents, NULL, alphasort), sd = -1, dd = -1, rc = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (n < 0)
+		return mgb_err(err, "cannot read %s: %s", src, strerror(errno));
+	if ((sd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (dd = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		rc = mgb_err(err, "cannot open %s: %s", sd < 0 ? src : dst, strerror(errno));
+		goto out;
+	}
+	for (int i = 0; i < n && !rc; i++) {
+		const char *name = ents[i]->d_name;
+		char sp[PATH_MAX], dp[PATH_MAX];
+		struct stat s, t;
+		bool have;
+
+		if (!strcmp(name, ".") || !strcmp(name, "..") || (top && !strcmp(name, ".git")))
+			continue;
+		snprintf(sp, sizeof(sp), "%s/%s", src, name);
+		snprintf(dp, sizeof(dp), "%s/%s", dst, name);
+		if (fstatat(sd, name, &s, AT_SYMLINK_NOFOLLOW))
+			continue; /* gone meanwhile */
+		have = !fstatat(dd, name, &t, AT_SYMLINK_NOFOLLOW);
+		if (S_ISDIR(s.st_mode)) {
+			if (have && !S_ISDIR(t.st_mode) && !remove_at(dd, name, dp))
+				have = false, (*changed)++;
+			if (!have && mkdirat(dd, name, 0755) && errno != EEXIST)
+				rc = mgb_err(err, "cannot create %s: %s", dp, strerror(errno));
+			else
+				rc = sync_dir(sp, dp, false, changed, err);
+		} else if (S_ISREG(s.st_mode)) {
+			if (have && S_ISREG(t.st_mode) && t.st_ino == s.st_ino && t.st_dev == s.st_dev)
+				continue; /* the same file: hard-linked, edits included */
+			int f = openat(sd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), g = -1;
+
+			if (f < 0) {
+				rc = mgb_err(err, "cannot read %s: %s", sp, strerror(errno));
+				continue;
+			}
+			if (have && S_ISREG(t.st_mode) && t.st_size == s.st_size &&
+			    (t.st_mode & 0111) == (s.st_mode & 0111) &&
+			    (g = openat(dd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0 && same_bytes(f, g, s.st_size)) {
+				close(f);
+				close(g);
+				continue; /* a copy with the same bytes: what make compiled */
+			}
+			if (g >= 0)
+				close(g);
+			if (lseek(f, 0, SEEK_SET) < 0 || (have && !S_ISREG(t.st_mode) && remove_at(dd, name, dp)))
+				rc = mgb_err(err, "cannot replace %s: %s", dp, strerror(errno));
+			else
+				rc = copy_in(f, name, dd, s.st_mode, s.st_size, err);
+			close(f);
+			(*changed)++;
+		} else if (S_ISLNK(s.st_mode)) {
+			char a[PATH_MAX], b[PATH_MAX];
+			ssize_t la = readlinkat(sd, name, a, sizeof(a) - 1), lb = -1;
+
+			if (la < 0)
+				continue;
+			a[la] = '\0';
+			if (have && S_ISLNK(t.st_mode) && (lb = readlinkat(dd, name, b, sizeof(b) - 1)) >= 0 &&
+			    (b[lb] = '\0', !strcmp(a, b)))
+				continue;
+			if (have)
+				remove_at(dd, name, dp);
+			if (symlinkat(a, dd, name))
+				rc = mgb_err(err, "cannot create %s: %s", dp, strerror(errno));
+			(*changed)++;
+		}
+	}
+	/* what the source no longer has */
+	if (!rc && (d = fdopendir(dup(dd)))) {
+		while ((e = readdir(d))) {
+			struct stat s;
+
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+			    !fstatat(sd, e->d_name, &s, AT_SYMLINK_NOFOLLOW) || (top && !strcmp(e->d_name, ".git")))
+				continue;
+			char dp[PATH_MAX];
+
+			snprintf(dp, sizeof(dp), "%s/%s", dst, e->d_name);
+			remove_at(dd, e->d_name, dp);
+			(*changed)++;
+		}
+		closedir(d);
+	}
+out:
+	for (int i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+	if (sd >= 0)
+		close(sd);
+	if (dd >= 0)
+		close(dd);
+	return rc;
+}
+
+int mgb_kb_tree_prepare(const char *work, const char *base, const char *tree, const char *source_id,
+			struct mgb_kb_patch *p, size_t n, unsigned fuzz, int logfd, FILE *log, size_t *applied, bool *kept,
+			char *err)
 {
 	char state[PATH_MAX], src[PATH_MAX], obj[PATH_MAX];
 	json_t *rec;
-	size_t keep = 0;
-	bool reuse;
+	size_t keep = 0, changed = 0;
+	bool reuse, same_source;
 
 	*applied = 0;
 	*kept = false;
@@ -72,11 +244,13 @@ int mgb_kb_tree_prepare(const char *work, const char *base, const char *tree, st
 	unlink(state); /* from here on the tree is being changed */
 	reuse = rec && !strcmp(json_string_value(json_object_get(rec, "base")) ?: "", base) && is_dir(src) &&
 		is_dir(obj);
+	same_source = rec && !strcmp(json_string_value(json_object_get(rec, "source_id")) ?: "", source_id);
 	if (reuse) {
 		json_t *recorded = json_object_get(rec, "patches");
 
-		/* the longest common prefix: the same patch file, the same contents */
-		while (keep < n && keep < json_array_size(recorded)) {
+		/* the longest common prefix: the same patch file, the same contents (none when the
+		 * source changed: its files are synced with every patch undone) */
+		while (same_source && keep < n && keep < json_array_size(recorded)) {
 			json_t *r = json_array_get(recorded, keep);
 
 			if (strcmp(json_string_value(json_object_get(r, "sha256")) ?: "", p[keep].sha256) ||
@@ -85,6 +259,12 @@ int mgb_kb_tree_prepare(const char *work, const char *base, const char *tree, st
 			keep++;
 		}
 		reuse = undo_to(src, recorded, keep, fuzz, log);
+		if (reuse && !same_source && sync_dir(tree, src, true, &changed, err)) {
+			if (log)
+				fprintf(log, "== the work tree is copied afresh: %s\n", err);
+			*err = '\0';
+			reuse = false;
+		}
 		for (size_t i = 0; reuse && i < keep; i++) {
 			json_t *r = json_array_get(recorded, i);
 
@@ -94,8 +274,8 @@ int mgb_kb_tree_prepare(const char *work, const char *base, const char *tree, st
 	}
 	json_decref(rec);
 	if (log) {
-		fprintf(log, "== work tree: %s, %zu of %zu patches kept\n", reuse ? "kept" : "copied afresh",
-			reuse ? keep : 0, n);
+		fprintf(log, "== work tree: %s, %zu of %zu patches kept, %zu files of a changed source synced\n",
+			reuse ? "kept" : "copied afresh", reuse ? keep : 0, n, changed);
 		fflush(log);
 	}
 	if (reuse) {
@@ -109,7 +289,8 @@ int mgb_kb_tree_prepare(const char *work, const char *base, const char *tree, st
 	return 0;
 }
 
-int mgb_kb_tree_save(const char *work, const char *base, const struct mgb_kb_patch *p, size_t n, char *err)
+int mgb_kb_tree_save(const char *work, const char *base, const char *source_id, const struct mgb_kb_patch *p,
+		     size_t n, char *err)
 {
 	char state[PATH_MAX], tmp[PATH_MAX + 8], src[PATH_MAX], obj[PATH_MAX];
 	json_t *list = json_array(), *rec;
@@ -125,7 +306,7 @@ int mgb_kb_tree_save(const char *work, const char *base, const struct mgb_kb_pat
 						      p[i].moved));
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", state);
-	rec = json_pack("{s:s, s:o}", "base", base, "patches", list);
+	rec = json_pack("{s:s, s:s, s:o}", "base", base, "source_id", source_id, "patches", list);
 	if (!rec || json_dump_file(rec, tmp, JSON_INDENT(1)) || rename(tmp, state)) {
 		json_decref(rec);
 		unlink(tmp);
