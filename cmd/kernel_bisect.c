@@ -12,6 +12,7 @@
 #include "compare.h"
 #include "docs.h"
 #include "kbuild.h"
+#include "kernel_bisect.h"
 #include "proc.h"
 #include "stop.h"
 #include "util.h"
@@ -30,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OPT_SOURCE = 256, OPT_PATCHES, OPT_CONFIG, OPT_FUZZ, OPT_METRIC, OPT_GOOD, OPT_CPUS, OPT_MEM, OPT_TIMEOUT };
+enum { OPT_SOURCE = 256, OPT_PATCHES, OPT_CONFIG, OPT_FUZZ, OPT_METRIC, OPT_GOOD, OPT_BAD, OPT_CPUS, OPT_MEM, OPT_TIMEOUT };
 
 static const struct mgb_cmd_option options[] = {
 	{ "source", 0, "SRC", "a kernel tree or a Debian kernel, as kernel build", OPT_SOURCE },
@@ -39,8 +40,9 @@ static const struct mgb_cmd_option options[] = {
 	{ "config", 0, "FRAG", "more config options, as kernel build", OPT_CONFIG },
 	{ "fuzz", 0, "N", "patch's fuzz, as kernel build (default 0)", OPT_FUZZ },
 	{ "metric", 0, "M", "the metric judged (a column header or key, as\ncompare's --metrics)", OPT_METRIC },
-	{ "good", 0, "N", "the prefix known not to change it: the first N\npatches (default 0, the source alone)",
-	  OPT_GOOD },
+	{ "good", 0, "N|REV", "the prefix known not to change it: the first N\npatches (default 0, the source alone);\n"
+				"over a git source, a commit", OPT_GOOD },
+	{ "bad", 0, "REV", "over a git source: the commit that changed it\n(default HEAD)", OPT_BAD },
 	{ "cpus", 0, "N", "the guests' virtual CPUs (vm's default if not given)", OPT_CPUS },
 	{ "mem", 0, "MIB", "the guests' memory (vm's default if not given)", OPT_MEM },
 	{ "timeout", 0, "S", "give up on a guest after S seconds (vm's default)", OPT_TIMEOUT },
@@ -58,12 +60,17 @@ static const struct mgb_cmdline cmdline = {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mgbench kernel bisect --source SRC --patches P... --metric M [options]\n"
-		   "                             -- run WORKLOAD [run options]\n\n"
+		   "                             -- run WORKLOAD [run options]\n"
+		   "       mgbench kernel bisect --source GITDIR --good REV [--bad REV] --metric M\n"
+		   "                             [options] -- run WORKLOAD [run options]\n\n"
 		   "Find the first patch of a series that changes a metric, per filesystem:\n"
 		   "build prefixes of the series (binary search; cached builds and ccache\n"
 		   "make a prefix after the first cost minutes), run the workload in each\n"
 		   "under `mgbench vm`, and judge each against the good prefix with\n"
-		   "compare's test.  Prints the prefixes tried and the first patch.\n\n");
+		   "compare's test.  Prints the prefixes tried and the first patch.\n"
+		   "Over a git work tree, the commits from --good to --bad on the\n"
+		   "first-parent line stand for the prefixes, checked out in a worktree\n"
+		   "of mgbench's own (yours is left as it is).\n\n");
 	mgb_cmd_options_print(f, options);
 	fprintf(f, "\nDebian kernels: %s.  See mgbench-kernel(1).\n", mgb_debian_kernel_names(true));
 }
@@ -72,6 +79,9 @@ struct bisect {
 	/* the request */
 	const char **patch_args;
 	const char *source, *config, *metric, *outdir, *cpus, *mem, *timeout;
+	const char *good_rev, *bad_rev; /* a git source's --good and --bad */
+	bool use_git;
+	struct mgb_bisect_git git;
 	unsigned jobs, fuzz;
 	bool quiet;
 	char **run_argv; /* "run", WORKLOAD, ... */
@@ -94,6 +104,14 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* What prefix k is, for the table: its last patch, or its commit. */
+static const char *label(struct bisect *b, size_t k)
+{
+	if (b->use_git)
+		return mgb_bisect_git_label(&b->git, k);
+	return k ? base_name(b->files[k - 1]) : "(the source alone)";
+}
+
 /* Build the first k patches (or find them in the cache): the build directory in b->kdirs[k]. */
 static int build_prefix(struct bisect *b, size_t k, char *err)
 {
@@ -104,12 +122,18 @@ static int build_prefix(struct bisect *b, size_t k, char *err)
 
 	if (!patches)
 		return mgb_err(err, "out of memory");
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; !b->use_git && i < k; i++)
 		patches[i] = b->files[i];
 	kb.patches = patches;
+	if (b->use_git) {
+		kb.source = b->git.worktree;
+		if (mgb_bisect_git_checkout(&b->git, k, err)) {
+			free(patches);
+			return -1;
+		}
+	}
 	if (!b->quiet)
-		fprintf(stderr, "mgbench kernel bisect: prefix %zu: building %s%s\n", k, k ? "up to " : "the source alone",
-			k ? base_name(b->files[k - 1]) : "");
+		fprintf(stderr, "mgbench kernel bisect: prefix %zu: building %s\n", k, label(b, k));
 	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC);
 
 	rc = mgb_kbuild_run(&kb, err);
@@ -345,16 +369,20 @@ static void report(struct bisect *b, const char *const *fs, unsigned nfs, const 
 	double builds = 0, guests = 0;
 	size_t nbuilt = 0, ntried = 0;
 
-	printf("kernel bisect of %s on %s, %zu patches, good prefix %zu\n", b->metric, b->source, b->n, b->good);
+	if (b->use_git)
+		printf("kernel bisect of %s on %s, %zu commits after %.12s (first parent), up to %.12s\n", b->metric,
+		       b->git.repo, b->n, b->git.commits[0], b->git.bad);
+	else
+		printf("kernel bisect of %s on %s, %zu patches, good prefix %zu\n", b->metric, b->source, b->n, b->good);
 	printf("(each prefix's value as compare gives it: a proportion is events per trial)\n\n");
-	printf("%-6s %-40.40s", "prefix", "last patch");
+	printf("%-6s %-40.40s", "prefix", b->use_git ? "commit" : "last patch");
 	for (unsigned f = 0; f < nfs; f++)
 		printf(" %12.12s", fs[f]);
 	printf(" %8s %8s\n", "build s", "guest s");
 	for (size_t k = 0; k <= b->n; k++) {
 		if (!b->docs[k])
 			continue;
-		printf("%-6zu %-40.40s", k, k ? base_name(b->files[k - 1]) : "(the source alone)");
+		printf("%-6zu %-40.40s", k, label(b, k));
 		for (unsigned f = 0; f < nfs; f++) {
 			struct judgement jd;
 			char e[MGB_ERR_LEN];
@@ -386,11 +414,13 @@ static void report(struct bisect *b, const char *const *fs, unsigned nfs, const 
 		else if (!r->first)
 			printf("%s: no prefix up to the whole series changes %s\n", r->fs, b->metric);
 		else if (r->at_first.p < 1e-300) /* below a double's range: compare prints it so too */
-			printf("%s: first changed by patch %zu of %zu, %s (%s %s, p<1e-300)\n", r->fs, r->first, b->n,
-			       base_name(b->files[r->first - 1]), r->at_first.verdict, b->metric);
+			printf("%s: first changed by %s %zu of %zu, %s (%s %s, p<1e-300)\n", r->fs,
+			       b->use_git ? "commit" : "patch", r->first, b->n, label(b, r->first), r->at_first.verdict,
+			       b->metric);
 		else
-			printf("%s: first changed by patch %zu of %zu, %s (%s %s, p=%.2g)\n", r->fs, r->first, b->n,
-			       base_name(b->files[r->first - 1]), r->at_first.verdict, b->metric, r->at_first.p);
+			printf("%s: first changed by %s %zu of %zu, %s (%s %s, p=%.2g)\n", r->fs,
+			       b->use_git ? "commit" : "patch", r->first, b->n, label(b, r->first), r->at_first.verdict,
+			       b->metric, r->at_first.p);
 	}
 }
 
@@ -426,11 +456,15 @@ static int parse(struct bisect *b, int argc, char **argv, int *n_patches)
 			b->fuzz = (unsigned)v;
 			break;
 		case OPT_METRIC: b->metric = optarg; break;
-		case OPT_GOOD:
-			if (mgb_parse_u64(optarg, &v) || v > 10000)
+		case OPT_GOOD: /* a number of patches, or a git revision */
+			if (mgb_parse_u64(optarg, &v))
+				b->good_rev = optarg;
+			else if (v > 10000)
 				return mgb_usage_error("kernel bisect", "--good wants a number of patches, not '%s'", optarg);
-			b->good = (size_t)v;
+			else
+				b->good = (size_t)v, b->good_rev = NULL;
 			break;
+		case OPT_BAD: b->bad_rev = optarg; break;
 		/* vm checks them again; a typo must not cost a kernel build first */
 		case OPT_CPUS:
 		case OPT_MEM:
@@ -453,8 +487,13 @@ static int parse(struct bisect *b, int argc, char **argv, int *n_patches)
 	}
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
-	if (!b->source || !*n_patches || !b->metric)
-		return mgb_usage_error("kernel bisect", "--source, --patches and --metric are required");
+	if (*n_patches && (b->good_rev || b->bad_rev))
+		return mgb_usage_error("kernel bisect", "--good %s and --bad name commits of a git --source, which "
+				       "takes no --patches", b->good_rev ? b->good_rev : "N");
+	b->use_git = !*n_patches && b->good_rev;
+	if (!b->source || !(*n_patches || b->use_git) || !b->metric)
+		return mgb_usage_error("kernel bisect", "--source, --patches (or, over a git source, --good REV) and "
+				       "--metric are required");
 	if (optind >= argc || strcmp(argv[optind], "run") || optind + 1 >= argc)
 		return mgb_usage_error("kernel bisect", "the guest's command is missing: ... -- run WORKLOAD [options]");
 	b->run_argv = argv + optind;
@@ -486,8 +525,11 @@ int cmd_kernel_bisect(int argc, char **argv)
 			return MGB_EXIT_OK;
 		return c ? c : mgb_usage_error("kernel bisect", "the run's document is bisect's own: no -o or --json");
 	}
-	if (mgb_kbuild_series(b.patch_args, &b.files, &b.n, err))
+	if (b.use_git ? mgb_bisect_git_open(b.source, b.good_rev, b.bad_rev, &b.git, err)
+		      : mgb_kbuild_series(b.patch_args, &b.files, &b.n, err))
 		goto out;
+	if (b.use_git)
+		b.n = b.git.n;
 	if (b.good >= b.n) {
 		rc = mgb_usage_error("kernel bisect", "--good %zu leaves nothing to bisect in a series of %zu", b.good,
 				     b.n);
@@ -533,7 +575,9 @@ out:
 	free(b.built);
 	free(fs);
 	free(res);
-	mgb_kbuild_series_free(b.files, b.n);
+	mgb_kbuild_series_free(b.files, b.use_git ? 0 : b.n);
+	if (b.use_git)
+		mgb_bisect_git_close(&b.git);
 	free(b.patch_args);
 	return rc;
 }

@@ -14,8 +14,10 @@
 #include "target.h"
 #include "kbuild.h"
 #include "util.h"
+#include "vm.h" /* mgb_capture */
 
 #include <dirent.h>
+#include <glob.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -329,6 +331,114 @@ static void bisect(const char *extraversion)
 	rmdir(dir);
 }
 
+/* git in repo (NULL: none) with args; its output's first line in out (if given); 0 on success. */
+static int git(const char *repo, const char *const args[], char *out, size_t len)
+{
+	const char *argv[32] = { "git" };
+	size_t n = 1;
+	char *text = NULL, e[MGB_ERR_LEN];
+	int st;
+
+	if (repo)
+		argv[n++] = "-C", argv[n++] = repo;
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	st = mgb_capture(argv, NULL, &text, e);
+	if (st)
+		fprintf(stderr, "git %s: %d %s%s\n", args[0], st, text ? text : "", st < 0 ? e : "");
+	if (out)
+		snprintf(out, len, "%.*s", text ? (int)strcspn(text, "\n") : 0, text ? text : "");
+	free(text);
+	return st;
+}
+
+/*
+ * kernel bisect over a git source: a repository of Debian's 6.1 (its files added from the
+ * cache's unpacked source, never written) with the extraversion, comment and fine-clock patches
+ * as three commits.  --good at the extraversion commit names the fine clock's commit on both
+ * filesystems; the repository's HEAD and worktrees are as they were, and mgbench's worktree is
+ * gone.  The builds after the first follow the checkouts in the kept work tree.
+ */
+static void bisect_git(const char *extraversion)
+{
+	const char *repo = tmp_path("gitrepo"), *out = tmp_path("bisect-git"), *cache = getenv("MGBENCH_CACHE");
+	char pattern[700], p2[700], p3[700], head[100], after[100], list[300];
+	glob_t g = { 0 };
+	struct t_output o;
+	double t0;
+
+	snprintf(pattern, sizeof(pattern), "%s/src/linux-source-6.1_*/linux-source-6.1",
+		 cache ? cache : "/var/cache/mgbench");
+	if (glob(pattern, 0, NULL, &g) || g.gl_pathc < 1) {
+		T_CHECK(0, "the Debian source the builds above unpacked is in the cache (%s)", pattern);
+		return;
+	}
+	const char *tree = g.gl_pathv[g.gl_pathc - 1];
+	char wt[800];
+
+	snprintf(wt, sizeof(wt), "--work-tree=%s", tree);
+	snprintf(p2, sizeof(p2), "%s.comment.patch", repo);
+	snprintf(p3, sizeof(p3), "%s.fine.patch", repo);
+	write_file(p2, comment_patch);
+	write_file(p3, fine_patch);
+	mgb_remove_tree(repo);
+	t0 = now_s();
+	{
+		const char *init[] = { "init", "-q", repo, NULL }, *add[] = { wt, "add", "-A", ".", NULL },
+			   *id[] = { "config", "user.email", "it@mgbench", NULL },
+			   *name[] = { "config", "user.name", "it-kernel", NULL },
+			   *c0[] = { "commit", "-q", "-m", "Debian's linux-source-6.1", NULL },
+			   *a1[] = { "apply", "--cached", extraversion, NULL },
+			   *c1[] = { "commit", "-q", "-m", "extraversion", NULL }, *a2[] = { "apply", "--cached", p2, NULL },
+			   *c2[] = { "commit", "-q", "-m", "a comment", NULL }, *a3[] = { "apply", "--cached", p3, NULL },
+			   *c3[] = { "commit", "-q", "-m", "every stamp from the fine clock", NULL };
+
+		T_CHECK(!git(NULL, init, NULL, 0) && !git(repo, id, NULL, 0) && !git(repo, name, NULL, 0) &&
+				!git(repo, add, NULL, 0) && !git(repo, c0, NULL, 0) && !git(repo, a1, NULL, 0) &&
+				!git(repo, c1, NULL, 0) && !git(repo, a2, NULL, 0) && !git(repo, c2, NULL, 0) &&
+				!git(repo, a3, NULL, 0) && !git(repo, c3, NULL, 0),
+			"a repository of the source and three commits");
+	}
+	globfree(&g);
+	fprintf(stderr, "git repository: %.0f s\n", now_s() - t0);
+	const char *rp[] = { "rev-parse", "HEAD", NULL }, *wl[] = { "worktree", "list", "--porcelain", NULL };
+
+	git(repo, rp, head, sizeof(head));
+	const char *args[] = { "kernel", "bisect", "--source", repo, "--good", "HEAD~2", "--metric", "distinct", "-o", out,
+			       "--", "run", "write", "--fs", "ext4,tmpfs", "--rounds", "2000", NULL };
+
+	t0 = now_s();
+	t_mgbench(&o, args);
+	fprintf(stderr, "bisect over git: %.0f s\n%s%s", now_s() - t0, o.out, o.err);
+	T_CHECK(o.status == 0, "kernel bisect over git exits 0, got %d", o.status);
+	T_CHECK(strstr(o.out, "ext4: first changed by commit 2 of 2, ") &&
+			strstr(o.out, "tmpfs: first changed by commit 2 of 2, ") &&
+			strstr(o.out, " every stamp from the fine clock (better distinct"),
+		"names the fine clock's commit on ext4 and tmpfs: %s", o.out);
+	T_CHECK(strstr(o.out, "3 prefixes tried, ") != NULL, "the good commit and both after it were tried: %s", o.out);
+	git(repo, rp, after, sizeof(after));
+	git(repo, wl, list, sizeof(list));
+	T_CHECK(!strcmp(head, after) && *head, "the repository's HEAD is where it was: %s, %s", head, after);
+	T_CHECK(!strncmp(list, "worktree ", 9), "its first worktree is its own: %s", list);
+	{
+		char *all = NULL, e[MGB_ERR_LEN];
+		const char *argv[] = { "git", "-C", repo, "worktree", "list", NULL };
+
+		mgb_capture(argv, NULL, &all, e);
+		unsigned lines = 0;
+
+		for (const char *c = all ? all : ""; *c; c++)
+			lines += *c == '\n';
+		T_CHECK(all && lines == 1, "mgbench's worktree is gone: %s", all ? all : "");
+		free(all);
+	}
+	t_output_free(&o);
+	mgb_remove_tree(out);
+	mgb_remove_tree(repo);
+	unlink(p2);
+	unlink(p3);
+}
+
 /* A build's key lock goes with the build: the cache keeps no .lock nobody holds. */
 static void no_lock_left_behind(void)
 {
@@ -405,6 +515,7 @@ int main(void)
 	if (release)
 		T_RUN(boot(out, release));
 	T_RUN(bisect(patch));
+	T_RUN(bisect_git(patch));
 	free(release);
 	mgb_remove_tree(out);
 	mgb_remove_tree(out2);
