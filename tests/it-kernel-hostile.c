@@ -395,8 +395,8 @@ static int kept_of(json_t *m)
 }
 
 /* One prefix after another in the kept work tree: each build undoes only what differs and makes
- * what a fresh copy would; a tree someone changed, or a patch file changed under the same name,
- * is copied afresh rather than trusted. */
+ * what a fresh copy would; a tree someone changed is copied afresh rather than trusted, and a
+ * patch file changed under the same name is undone with the text that was applied. */
 static void kept_work_tree(void)
 {
 	char extra[32], text[800], lines[200] = "";
@@ -450,12 +450,26 @@ static void kept_work_tree(void)
 		"an edited tree is copied afresh (%d): %d %s", kept_of(m), rc, out);
 	free(v), free(out), json_decref(m), m = NULL;
 
-	/* the kept tree has the new first patch; change it again under the same name */
+	/* the kept tree has the new first patch; change it again under the same name: it is undone
+	 * with the text that was applied (the tree keeps a copy), not the new one */
 	write_file(p1, "--- a/data\n+++ b/data\n@@ -1,4 +1,4 @@\n-a\n+Y\n b\n c\n d\n");
 	rc = run(first, 20, &out);
 	v = rc ? NULL : built_vmlinux(out, &m);
-	T_CHECK(v && v[0] == 'Y' && kept_of(m) == -1,
-		"a patch file changed under its name is not undone with its new text (%d): %d %s", kept_of(m), rc, out);
+	T_CHECK(v && v[0] == 'Y' && !strchr(v, 'Z') && kept_of(m) == 0,
+		"a patch file changed under its name is undone from the kept copy (%d): %d %s", kept_of(m), rc, out);
+	free(v), free(out), json_decref(m), m = NULL;
+
+	/* the series copied elsewhere with a second patch: the first is kept by its contents */
+	const char *e1 = path_of("elsewhere-1.patch"), *e2 = path_of("elsewhere-2.patch");
+
+	write_file(e1, "--- a/data\n+++ b/data\n@@ -1,4 +1,4 @@\n-a\n+Y\n b\n c\n d\n");
+	write_file(e2, "--- a/data\n+++ b/data\n@@ -9,4 +9,4 @@\n i\n j\n k\n-l\n+M\n");
+	const char *moved[] = { "kernel", "build", "-q", "--source", tree, "--patches", e1, "--patches", e2, NULL };
+
+	rc = run(moved, 20, &out);
+	v = rc ? NULL : built_vmlinux(out, &m);
+	T_CHECK(v && v[0] == 'Y' && strstr(v, "M\n") && kept_of(m) == 1,
+		"a patch at another path with the same contents is kept (%d): %d %s", kept_of(m), rc, out);
 	free(v), free(out), json_decref(m);
 }
 

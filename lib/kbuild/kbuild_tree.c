@@ -248,13 +248,13 @@ int mgb_kb_tree_prepare(const char *work, const char *base, const char *tree, co
 	if (reuse) {
 		json_t *recorded = json_object_get(rec, "patches");
 
-		/* the longest common prefix: the same patch file, the same contents (none when the
-		 * source changed: its files are synced with every patch undone) */
+		/* the longest common prefix: the same contents, wherever the patch file is now (a
+		 * series copied elsewhere with one patch changed); none when the source changed: its
+		 * files are synced with every patch undone */
 		while (same_source && keep < n && keep < json_array_size(recorded)) {
 			json_t *r = json_array_get(recorded, keep);
 
-			if (strcmp(json_string_value(json_object_get(r, "sha256")) ?: "", p[keep].sha256) ||
-			    strcmp(json_string_value(json_object_get(r, "path")) ?: "", p[keep].path))
+			if (strcmp(json_string_value(json_object_get(r, "sha256")) ?: "", p[keep].sha256))
 				break;
 			keep++;
 		}
@@ -289,19 +289,72 @@ int mgb_kb_tree_prepare(const char *work, const char *base, const char *tree, co
 	return 0;
 }
 
+/* The applied patches' texts, kept in work/patches/SHA256 to undo them with: the user's files
+ * may be gone or changed by the next build (a series in a temporary directory).  Copies no
+ * longer applied go. */
+static int keep_patch_texts(const char *work, const struct mgb_kb_patch *p, size_t n, char *err)
+{
+	char dir[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(dir, sizeof(dir), "%s/patches", work);
+	if (mgb_mkdirs(dir, err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char to[PATH_MAX + 80], hex[65];
+		int in, dd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		struct stat st;
+
+		snprintf(to, sizeof(to), "%s/%s", dir, p[i].sha256);
+		if (!mgb_sha256_file(to, hex, (char[MGB_ERR_LEN]){ 0 }) && !strcmp(hex, p[i].sha256)) {
+			close(dd);
+			continue;
+		}
+		in = open(p[i].path, O_RDONLY | O_CLOEXEC);
+		if (in < 0 || dd < 0 || fstat(in, &st) || copy_in(in, p[i].sha256, dd, 0644, st.st_size, err)) {
+			if (in >= 0)
+				close(in);
+			if (dd >= 0)
+				close(dd);
+			return mgb_err(err, "cannot keep a copy of %s", p[i].name);
+		}
+		close(in);
+		close(dd);
+	}
+	if ((d = opendir(dir))) {
+		while ((e = readdir(d))) {
+			bool used = false;
+
+			for (size_t i = 0; i < n && !used; i++)
+				used = !strcmp(e->d_name, p[i].sha256);
+			if (!used && e->d_name[0] != '.')
+				unlinkat(dirfd(d), e->d_name, 0);
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
 int mgb_kb_tree_save(const char *work, const char *base, const char *source_id, const struct mgb_kb_patch *p,
 		     size_t n, char *err)
 {
-	char state[PATH_MAX], tmp[PATH_MAX + 8], src[PATH_MAX], obj[PATH_MAX];
+	char state[PATH_MAX], tmp[PATH_MAX + 8], src[PATH_MAX], obj[PATH_MAX], copy[PATH_MAX + 80];
 	json_t *list = json_array(), *rec;
 
 	paths(work, state, src, obj, sizeof(state));
-	for (size_t i = 0; list && i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (!p[i].before) { /* not undoable: the next build with other patches copies afresh */
 			json_decref(list);
 			return 0;
 		}
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:O, s:O?}", "name", p[i].name, "path", p[i].path,
+	if (keep_patch_texts(work, p, n, err)) {
+		json_decref(list);
+		return -1;
+	}
+	for (size_t i = 0; list && i < n; i++) {
+		snprintf(copy, sizeof(copy), "%s/patches/%s", work, p[i].sha256);
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:O, s:O?}", "name", p[i].name, "path", copy,
 						      "sha256", p[i].sha256, "before", p[i].before, "moved",
 						      p[i].moved));
 	}
