@@ -354,7 +354,7 @@ static int git(const char *repo, const char *const args[], char *out, size_t len
 
 /*
  * kernel bisect over a git source: a repository of Debian's 6.1 (its files added from the
- * cache's unpacked source, never written) with the extraversion, comment and fine-clock patches
+ * cache's unpacked source, which git only reads) with the extraversion, comment and fine-clock patches
  * as three commits.  --good at the extraversion commit names the fine clock's commit on both
  * filesystems; the repository's HEAD and worktrees are as they were, and mgbench's worktree is
  * gone.  The builds after the first follow the checkouts in the kept work tree.
@@ -374,9 +374,11 @@ static void bisect_git(const char *extraversion)
 		return;
 	}
 	const char *tree = g.gl_pathv[g.gl_pathc - 1];
-	char wt[800];
+	char wt[800], gd[800];
 
+	/* from inside the tree, whose files git only reads; -f: Debian's .gitignore ignores every top-level path */
 	snprintf(wt, sizeof(wt), "--work-tree=%s", tree);
+	snprintf(gd, sizeof(gd), "--git-dir=%s/.git", repo);
 	snprintf(p2, sizeof(p2), "%s.comment.patch", repo);
 	snprintf(p3, sizeof(p3), "%s.fine.patch", repo);
 	write_file(p2, comment_patch);
@@ -384,17 +386,17 @@ static void bisect_git(const char *extraversion)
 	mgb_remove_tree(repo);
 	t0 = now_s();
 	{
-		const char *init[] = { "init", "-q", repo, NULL }, *add[] = { wt, "add", "-A", ".", NULL },
+		const char *init[] = { "init", "-q", repo, NULL }, *add[] = { "-C", tree, gd, wt, "add", "-A", "-f", NULL },
 			   *id[] = { "config", "user.email", "it@mgbench", NULL },
 			   *name[] = { "config", "user.name", "it-kernel", NULL },
 			   *c0[] = { "commit", "-q", "-m", "Debian's linux-source-6.1", NULL },
-			   *a1[] = { "apply", "--cached", extraversion, NULL },
+			   *a1[] = { "apply", "--cached", "--unidiff-zero", extraversion, NULL },
 			   *c1[] = { "commit", "-q", "-m", "extraversion", NULL }, *a2[] = { "apply", "--cached", p2, NULL },
 			   *c2[] = { "commit", "-q", "-m", "a comment", NULL }, *a3[] = { "apply", "--cached", p3, NULL },
 			   *c3[] = { "commit", "-q", "-m", "every stamp from the fine clock", NULL };
 
 		T_CHECK(!git(NULL, init, NULL, 0) && !git(repo, id, NULL, 0) && !git(repo, name, NULL, 0) &&
-				!git(repo, add, NULL, 0) && !git(repo, c0, NULL, 0) && !git(repo, a1, NULL, 0) &&
+				!git(NULL, add, NULL, 0) && !git(repo, c0, NULL, 0) && !git(repo, a1, NULL, 0) &&
 				!git(repo, c1, NULL, 0) && !git(repo, a2, NULL, 0) && !git(repo, c2, NULL, 0) &&
 				!git(repo, a3, NULL, 0) && !git(repo, c3, NULL, 0),
 			"a repository of the source and three commits");
