@@ -99,7 +99,9 @@ struct console {
 
 static void append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	if (*len + n + 1 > *cap) {
+	/* !*buf: a caller's cap may claim room before anything was allocated (an empty first
+	 * line would otherwise be copied to NULL) */
+	if (!*buf || *len + n + 1 > *cap) {
 		size_t nc = (*cap ? *cap * 2 : 4096) + n;
 		char *nb = realloc(*buf, nc);
 
