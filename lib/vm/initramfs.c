@@ -46,6 +46,8 @@ static const char init_script[] =
 	"for i in 1 2 3 4 5 6 7 8 9 10; do [ -e /dev/loop-control ] && break; sleep 0.1; done\n"
 	". /etc/mgbench-run\n"
 	"echo \"MGBVM-RUN $(up)\"\n"
+	/* a sanitizer build's leak suppressions, as make check gives them on the host */
+	"[ -f /etc/mgbench-lsan.supp ] && export LSAN_OPTIONS=suppressions=/etc/mgbench-lsan.supp:print_suppressions=0\n"
 	"mgbench \"$@\" 2>/tmp/mgbench.err\n"
 	"rc=$?\n"
 	/* what a run must not leave behind: NFS daemons and nfsd's kernel threads */
@@ -363,6 +365,37 @@ static char *run_line(const char *const *argv)
 	return s;
 }
 
+/* LSAN_OPTIONS' suppressions file on the host (make check under --enable-sanitizers sets it),
+ * carried into the guest, whose mgbench is the same sanitizer build and loses the same bytes
+ * inside libnfs. */
+static int add_lsan_suppressions(const char *root, char *err)
+{
+	const char *o = getenv("LSAN_OPTIONS"), *f = o ? strstr(o, "suppressions=") : NULL;
+	char path[PATH_MAX], to[PATH_MAX + 32], *text = NULL;
+	size_t cap = 0;
+	FILE *in;
+	int rc;
+
+	if (!f)
+		return 0;
+	f += strlen("suppressions=");
+	snprintf(path, sizeof(path), "%.*s", (int)strcspn(f, ":"), f);
+	if (!(in = fopen(path, "re")))
+		return 0; /* not ours to insist on */
+	if (getdelim(&text, &cap, '\0', in) < 0) {
+		free(text);
+		text = NULL;
+	}
+	fclose(in);
+	snprintf(to, sizeof(to), "%s/etc", root);
+	rc = text ? mgb_mkdirs(to, err) : 0;
+	snprintf(to, sizeof(to), "%s/etc/mgbench-lsan.supp", root);
+	if (!rc && text)
+		rc = write_text(to, text, 0644, err);
+	free(text);
+	return rc;
+}
+
 char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *err)
 {
 	static const char *const dirs[] = { "proc", "sys", "dev", "tmp", "out", "mnt", "bin", "sbin",
@@ -433,6 +466,8 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 	if (!access("/etc/mke2fs.conf", R_OK) && copy_same(root, "/etc/mke2fs.conf", err))
 		goto out;
 	if (add_fio(root, err))
+		goto out;
+	if (add_lsan_suppressions(root, err))
 		goto out;
 	if (g->knfsd && add_knfsd(root, err))
 		goto out;
