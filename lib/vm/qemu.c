@@ -90,7 +90,7 @@ struct console {
 	size_t doc_len, doc_cap;
 	char panic[256];
 	char *stderr_text;  /* the guest mgbench's stderr, for --quiet failures */
-	size_t stderr_len;
+	size_t stderr_len, stderr_cap;
 	int status;
 	double t0, run_s;
 	char last[256];     /* the last console line, for a "no document" message */
@@ -99,9 +99,7 @@ struct console {
 
 static void append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	/* !*buf: a caller's cap may claim room before anything was allocated (an empty first
-	 * line would otherwise be copied to NULL) */
-	if (!*buf || *len + n + 1 > *cap) {
+	if (*len + n + 1 > *cap) {
 		size_t nc = (*cap ? *cap * 2 : 4096) + n;
 		char *nb = realloc(*buf, nc);
 
@@ -153,10 +151,8 @@ static void console_line(struct console *c, char *l, bool quiet)
 		c->saw_exit = true;
 		c->status = atoi(l + 11);
 	} else if (!strncmp(l, "MGBVM-STDERR ", 13)) {
-		size_t cap = c->stderr_len + 1;
-
-		append(&c->stderr_text, &c->stderr_len, &cap, l + 13, n - 13);
-		append(&c->stderr_text, &c->stderr_len, &cap, "\n", 1);
+		append(&c->stderr_text, &c->stderr_len, &c->stderr_cap, l + 13, n - 13);
+		append(&c->stderr_text, &c->stderr_len, &c->stderr_cap, "\n", 1);
 	} else if (strstr(l, "Kernel panic - not syncing") && !c->panic[0])
 		snprintf(c->panic, sizeof(c->panic), "%s", strstr(l, "Kernel panic"));
 	if (quiet)
