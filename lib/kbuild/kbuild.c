@@ -80,7 +80,7 @@ static char *read_text(const char *path, char *err)
 
 /* Copy from to to through a temporary name in to's directory that only we can have made
  * (mkostemp: O_CREAT|O_EXCL, so a planted symlink is never followed), synced, then renamed. */
-static int copy_file(const char *from, const char *to, char *err)
+int mgb_kb_copy_file(const char *from, const char *to, char *err)
 {
 	char tmp[PATH_MAX + 8];
 	int in = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), out = -1, rc = -1;
@@ -265,7 +265,7 @@ static int export_to(const char *dir, const char *output, const json_t *hashes, 
 
 		snprintf(from, sizeof(from), "%s/%s", dir, outputs[i]);
 		snprintf(to, sizeof(to), "%s/%s", tmp, outputs[i]);
-		if (copy_file(from, to, err) || (want && mgb_sha256_file(to, hex, err)))
+		if (mgb_kb_copy_file(from, to, err) || (want && mgb_sha256_file(to, hex, err)))
 			goto fail;
 		if (want && strcmp(hex, want)) {
 			mgb_err(err, "%s does not match its manifest's sha256: remove %s to rebuild it", from, dir);
@@ -493,7 +493,7 @@ static int build(struct job *j, char *err)
 			char to[PATH_MAX];
 
 			snprintf(to, sizeof(to), "%s/build.log", b->output);
-			if (!copy_file(p, to, err))
+			if (!mgb_kb_copy_file(p, to, err))
 				snprintf(p, sizeof(p), "%s", to);
 		}
 		if (!b->quiet)
@@ -522,7 +522,7 @@ static int build(struct job *j, char *err)
 			mgb_err(err, "the build made no %s: %s", f, strerror(errno));
 			goto out;
 		}
-		if (copy_file(f, t, err)) /* copied: obj/ stays whole for the next build */
+		if (mgb_kb_copy_file(f, t, err)) /* copied: obj/ stays whole for the next build */
 			goto out;
 	}
 	close(logfd);
@@ -761,10 +761,10 @@ static void key_version(const char *v, char *out, size_t len)
 int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 {
 	struct job j = { .b = b };
-	char keytext[8192], p[PATH_MAX], kver[128], lockpath[PATH_MAX + 8] = "", *keyname = NULL, *buildlock = NULL;
+	char keytext[8192], common[256], p[PATH_MAX], kver[128], lockpath[PATH_MAX + 8] = "", *keyname = NULL, *buildlock = NULL;
 	json_t *hashes = NULL;
 	int rc = -1, lockfd = -1, buildfd = -1;
-	size_t kl;
+	size_t kl, cl;
 
 	j.progress = !b->quiet && isatty(2);
 	j.compile_progress = b->quiet ? MGB_KB_PROGRESS_NONE : j.progress ? MGB_KB_PROGRESS_TTY : MGB_KB_PROGRESS_LINES;
@@ -791,30 +791,25 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 		goto out;
 
 	/* the key: how mgbench builds, the compiler, what the source is, the fragments, the patches in
-	 * order */
-	snprintf(keytext, sizeof(keytext), "mgbench kernel build %d\narch x86_64\ncompiler %s\nsource %s\n",
-		 MGB_KBUILD_PROCEDURE, j.compiler, j.src.id);
-	kl = strlen(keytext);
+	 * order; the base, which the kept work tree follows: the same with a directory source's
+	 * place for its contents (a Debian source's id is its place) and no patches */
 	mgb_sha256_buf(mgb_kbuild_fragment, strlen(mgb_kbuild_fragment), j.frag_sha);
-	kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "fragment %s\n", j.frag_sha);
+	cl = (size_t)snprintf(common, sizeof(common), "fragment %s\n", j.frag_sha);
 	if (j.user_frag) {
 		char h[65];
 
 		mgb_sha256_buf(j.user_frag, strlen(j.user_frag), h);
-		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "user-fragment %s\n", h);
+		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "user-fragment %s\n", h);
 	}
 	if (b->fuzz) /* fuzz 0 keeps the keys builds had before --fuzz existed */
-		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "fuzz %u\n", b->fuzz);
-	{
-		/* the base: the key with a directory source's place, not its contents (which the kept
-		 * tree follows); a Debian source's id is its place */
-		char basetext[8192];
-		const char *src_line = strstr(keytext, "\nsource ") + 1, *after = strchr(src_line, '\n') + 1;
-		int bl = snprintf(basetext, sizeof(basetext), "%.*ssource-place %s\n%s", (int)(src_line - keytext), keytext,
-				  j.src.package ? j.src.id : j.src.tree, after);
-
-		mgb_sha256_buf(basetext, (size_t)(bl < (int)sizeof(basetext) ? bl : (int)sizeof(basetext) - 1), j.base);
-	}
+		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "fuzz %u\n", b->fuzz);
+	kl = (size_t)snprintf(keytext, sizeof(keytext),
+			      "mgbench kernel build %d\narch x86_64\ncompiler %s\nsource-place %s\n%s", MGB_KBUILD_PROCEDURE,
+			      j.compiler, j.src.package ? j.src.id : j.src.tree, common);
+	mgb_sha256_buf(keytext, kl < sizeof(keytext) ? kl : sizeof(keytext) - 1, j.base);
+	kl = (size_t)snprintf(keytext, sizeof(keytext),
+			      "mgbench kernel build %d\narch x86_64\ncompiler %s\nsource %s\n%s", MGB_KBUILD_PROCEDURE,
+			      j.compiler, j.src.id, common);
 	for (size_t i = 0; i < j.npatches && kl < sizeof(keytext); i++)
 		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "patch %s %s\n", j.patches[i].sha256,
 				       j.patches[i].name);

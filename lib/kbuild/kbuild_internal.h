@@ -30,6 +30,9 @@ void mgb_kb_source_free(struct mgb_kb_source *s);
  * the build writes only into its O= directory, so the original's files are never written).
  * cp's messages go to logfd; SIGINT/SIGTERM stop it (-1, err says so). */
 int mgb_kb_copy_tree(const char *tree, const char *to, int logfd, char *err);
+/* Copy the regular file from to to (mode 0644), through a temporary name only we can have made,
+ * synced and renamed into place. */
+int mgb_kb_copy_file(const char *from, const char *to, char *err);
 
 struct mgb_kb_patch {
 	char *name;    /* file name, as the manifest records it */

@@ -303,24 +303,11 @@ static int keep_patch_texts(const char *work, const struct mgb_kb_patch *p, size
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		char to[PATH_MAX + 80], hex[65];
-		int in, dd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		struct stat st;
 
 		snprintf(to, sizeof(to), "%s/%s", dir, p[i].sha256);
-		if (!mgb_sha256_file(to, hex, (char[MGB_ERR_LEN]){ 0 }) && !strcmp(hex, p[i].sha256)) {
-			close(dd);
-			continue;
-		}
-		in = open(p[i].path, O_RDONLY | O_CLOEXEC);
-		if (in < 0 || dd < 0 || fstat(in, &st) || copy_in(in, p[i].sha256, dd, 0644, st.st_size, err)) {
-			if (in >= 0)
-				close(in);
-			if (dd >= 0)
-				close(dd);
-			return mgb_err(err, "cannot keep a copy of %s", p[i].name);
-		}
-		close(in);
-		close(dd);
+		if (mgb_sha256_file(to, hex, (char[MGB_ERR_LEN]){ 0 }) || strcmp(hex, p[i].sha256))
+			if (mgb_kb_copy_file(p[i].path, to, err))
+				return -1;
 	}
 	if ((d = opendir(dir))) {
 		while ((e = readdir(d))) {
