@@ -394,23 +394,34 @@ static int kept_of(json_t *m)
 							 : -1;
 }
 
+/* A fake tree (EXTRAVERSION -TAGpid, so no earlier run built it) whose vmlinux is its file data,
+ * twelve lines a to l as the patches left them, then what the shell command also appends. */
+static const char *data_tree(const char *name, const char *tag, const char *also)
+{
+	char extra[32], bz[600], path[800], lines[200] = "";
+	const char *tree;
+
+	snprintf(extra, sizeof(extra), "-%s%d", tag, (int)getpid());
+	snprintf(bz, sizeof(bz),
+		 "mkdir -p $(O)/arch/x86/boot $(O)/include/config; echo bz > $(O)/arch/x86/boot/bzImage; "
+		 "cat data > $(O)/vmlinux; %s echo 6.1.0$(EXTRAVERSION) > $(O)/include/config/kernel.release",
+		 also);
+	tree = fake_tree(name, extra, NULL, bz);
+	for (char c = 'a'; c <= 'l'; c++)
+		snprintf(lines + strlen(lines), sizeof(lines) - strlen(lines), "%c\n", c);
+	write_file((snprintf(path, sizeof(path), "%s/data", tree), path), lines);
+	return tree;
+}
+
 /* One prefix after another in the kept work tree: each build undoes only what differs and makes
  * what a fresh copy would; a tree someone changed is copied afresh rather than trusted, and a
  * patch file changed under the same name is undone with the text that was applied. */
 static void kept_work_tree(void)
 {
-	char extra[32], text[800], lines[200] = "";
+	char text[800];
 	const char *p1 = path_of("keep-1.patch"), *p2 = path_of("keep-2.patch");
+	const char *tree = data_tree("kepttree", "kept", "");
 
-	snprintf(extra, sizeof(extra), "-kept%d", (int)getpid());
-	/* vmlinux is the data file as the patches left it */
-	const char *tree = fake_tree("kepttree", extra, NULL,
-				     "mkdir -p $(O)/arch/x86/boot $(O)/include/config; echo bz > "
-				     "$(O)/arch/x86/boot/bzImage; cat data > $(O)/vmlinux; "
-				     "echo 6.1.0$(EXTRAVERSION) > $(O)/include/config/kernel.release");
-	for (char c = 'a'; c <= 'l'; c++)
-		snprintf(lines + strlen(lines), sizeof(lines) - strlen(lines), "%c\n", c);
-	write_file((snprintf(text, sizeof(text), "%s/data", tree), text), lines);
 	write_file(p1, "--- a/data\n+++ b/data\n@@ -1,4 +1,4 @@\n-a\n+A\n b\n c\n d\n");
 	write_file(p2, "--- a/data\n+++ b/data\n@@ -9,4 +9,4 @@\n i\n j\n k\n-l\n+L\n");
 	const char *both[] = { "kernel", "build", "-q", "--source", tree, "--patches", p1, "--patches", p2, NULL };
@@ -477,18 +488,11 @@ static void kept_work_tree(void)
  * takes the new files, drops the removed ones and keeps its patches right. */
 static void changed_source_tree(void)
 {
-	char extra[32], path[800], lines[200] = "";
+	char path[800];
 	const char *p2 = path_of("sync-2.patch");
-
-	snprintf(extra, sizeof(extra), "-sync%d", (int)getpid());
 	/* vmlinux: the data file, then the names of the extra files */
-	const char *tree = fake_tree("synctree", extra, NULL,
-				     "mkdir -p $(O)/arch/x86/boot $(O)/include/config; echo bz > "
-				     "$(O)/arch/x86/boot/bzImage; cat data > $(O)/vmlinux; ls extra >> $(O)/vmlinux; "
-				     "echo 6.1.0$(EXTRAVERSION) > $(O)/include/config/kernel.release");
-	for (char c = 'a'; c <= 'l'; c++)
-		snprintf(lines + strlen(lines), sizeof(lines) - strlen(lines), "%c\n", c);
-	write_file((snprintf(path, sizeof(path), "%s/data", tree), path), lines);
+	const char *tree = data_tree("synctree", "sync", "ls extra >> $(O)/vmlinux;");
+
 	mkdir((snprintf(path, sizeof(path), "%s/extra", tree), path), 0755);
 	write_file((snprintf(path, sizeof(path), "%s/extra/old", tree), path), "old\n");
 	write_file(p2, "--- a/data\n+++ b/data\n@@ -9,4 +9,4 @@\n i\n j\n k\n-l\n+L\n");
