@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The sync backend: one plain syscall per operation, relative to a directory fd (the baseline). */
+/*
+ * The sync backend: one plain syscall per operation, relative to a directory fd (the baseline).
+ * Its operations are shared (sync.h) with the backends that make the same calls on an NFS mount
+ * (nfs_mount.c).
+ */
 #include "config.h"
 #include "backend.h"
+#include "sync.h"
 #include "util.h"
 
 #include <errno.h>
@@ -23,7 +28,7 @@ static int dirfd_of(struct mgb_backend *be)
 	return ((struct sync_priv *)be->priv)->dirfd;
 }
 
-static int sync_init(struct mgb_backend *be, const char *root, char *err)
+int mgb_sync_init(struct mgb_backend *be, const char *root, char *err)
 {
 	struct sync_priv *p = calloc(1, sizeof(*p));
 
@@ -38,7 +43,7 @@ static int sync_init(struct mgb_backend *be, const char *root, char *err)
 	return 0;
 }
 
-static void sync_fini(struct mgb_backend *be)
+void mgb_sync_fini(struct mgb_backend *be)
 {
 	struct sync_priv *p = be->priv;
 
@@ -54,7 +59,7 @@ static int ret0(int r)
 	return r < 0 ? -errno : 0;
 }
 
-static int sync_open(struct mgb_backend *be, const char *path, int flags, mode_t mode, struct mgb_file *f)
+int mgb_sync_open(struct mgb_backend *be, const char *path, int flags, mode_t mode, struct mgb_file *f)
 {
 	int fd = openat(dirfd_of(be), path, flags | O_CLOEXEC, mode);
 
@@ -65,7 +70,7 @@ static int sync_open(struct mgb_backend *be, const char *path, int flags, mode_t
 	return 0;
 }
 
-static int sync_close(struct mgb_backend *be, struct mgb_file *f)
+int mgb_sync_close(struct mgb_backend *be, struct mgb_file *f)
 {
 	int r = close(f->fd);
 
@@ -73,14 +78,14 @@ static int sync_close(struct mgb_backend *be, struct mgb_file *f)
 	return ret0(r);
 }
 
-static ssize_t sync_pwrite(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off)
+ssize_t mgb_sync_pwrite(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off)
 {
 	ssize_t n = pwrite(f->fd, buf, len, off);
 
 	return n < 0 ? -errno : n;
 }
 
-static ssize_t sync_pread(struct mgb_backend *be, struct mgb_file *f, void *buf, size_t len, off_t off)
+ssize_t mgb_sync_pread(struct mgb_backend *be, struct mgb_file *f, void *buf, size_t len, off_t off)
 {
 	ssize_t n = pread(f->fd, buf, len, off);
 
@@ -109,7 +114,7 @@ static void from_statx(const struct statx *sx, unsigned want, struct mgb_stat *s
 	}
 }
 
-static int sync_fstat(struct mgb_backend *be, struct mgb_file *f, unsigned want, struct mgb_stat *st)
+int mgb_sync_fstat(struct mgb_backend *be, struct mgb_file *f, unsigned want, struct mgb_stat *st)
 {
 	struct statx sx;
 
@@ -120,7 +125,7 @@ static int sync_fstat(struct mgb_backend *be, struct mgb_file *f, unsigned want,
 }
 
 /* Two syscalls, one call from the workload: the measuring loop stays close to a bare loop. */
-static ssize_t sync_pwrite_fstat(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off,
+ssize_t mgb_sync_pwrite_fstat(struct mgb_backend *be, struct mgb_file *f, const void *buf, size_t len, off_t off,
 				 unsigned want, struct mgb_stat *st)
 {
 	struct statx sx;
@@ -134,7 +139,7 @@ static ssize_t sync_pwrite_fstat(struct mgb_backend *be, struct mgb_file *f, con
 	return n;
 }
 
-static int sync_stat(struct mgb_backend *be, const char *path, unsigned want, struct mgb_stat *st)
+int mgb_sync_stat(struct mgb_backend *be, const char *path, unsigned want, struct mgb_stat *st)
 {
 	struct statx sx;
 
@@ -144,57 +149,57 @@ static int sync_stat(struct mgb_backend *be, const char *path, unsigned want, st
 	return 0;
 }
 
-static int sync_fsync(struct mgb_backend *be, struct mgb_file *f)
+int mgb_sync_fsync(struct mgb_backend *be, struct mgb_file *f)
 {
 	return ret0(fsync(f->fd));
 }
 
-static int sync_ftruncate(struct mgb_backend *be, struct mgb_file *f, off_t len)
+int mgb_sync_ftruncate(struct mgb_backend *be, struct mgb_file *f, off_t len)
 {
 	return ret0(ftruncate(f->fd, len));
 }
 
-static int sync_fchmod(struct mgb_backend *be, struct mgb_file *f, mode_t mode)
+int mgb_sync_fchmod(struct mgb_backend *be, struct mgb_file *f, mode_t mode)
 {
 	return ret0(fchmod(f->fd, mode));
 }
 
-static int sync_fsetxattr(struct mgb_backend *be, struct mgb_file *f, const char *name, const void *val, size_t len)
+int mgb_sync_fsetxattr(struct mgb_backend *be, struct mgb_file *f, const char *name, const void *val, size_t len)
 {
 	return ret0(fsetxattr(f->fd, name, val, len, 0));
 }
 
-static int sync_futimens_now(struct mgb_backend *be, struct mgb_file *f)
+int mgb_sync_futimens_now(struct mgb_backend *be, struct mgb_file *f)
 {
 	return ret0(futimens(f->fd, NULL));
 }
 
-static int sync_fallocate(struct mgb_backend *be, struct mgb_file *f, off_t off, off_t len)
+int mgb_sync_fallocate(struct mgb_backend *be, struct mgb_file *f, off_t off, off_t len)
 {
 	return ret0(fallocate(f->fd, 0, off, len));
 }
 
-static int sync_rename(struct mgb_backend *be, const char *from, const char *to)
+int mgb_sync_rename(struct mgb_backend *be, const char *from, const char *to)
 {
 	return ret0(renameat(dirfd_of(be), from, dirfd_of(be), to));
 }
 
-static int sync_link(struct mgb_backend *be, const char *from, const char *to)
+int mgb_sync_link(struct mgb_backend *be, const char *from, const char *to)
 {
 	return ret0(linkat(dirfd_of(be), from, dirfd_of(be), to, 0));
 }
 
-static int sync_unlink(struct mgb_backend *be, const char *path)
+int mgb_sync_unlink(struct mgb_backend *be, const char *path)
 {
 	return ret0(unlinkat(dirfd_of(be), path, 0));
 }
 
-static int sync_mkdir(struct mgb_backend *be, const char *path, mode_t mode)
+int mgb_sync_mkdir(struct mgb_backend *be, const char *path, mode_t mode)
 {
 	return ret0(mkdirat(dirfd_of(be), path, mode));
 }
 
-static int sync_rmdir(struct mgb_backend *be, const char *path)
+int mgb_sync_rmdir(struct mgb_backend *be, const char *path)
 {
 	return ret0(unlinkat(dirfd_of(be), path, AT_REMOVEDIR));
 }
@@ -202,24 +207,5 @@ static int sync_rmdir(struct mgb_backend *be, const char *path)
 const struct mgb_backend_ops mgb_backend_sync = {
 	.name = "sync",
 	.summary = "plain syscalls: pwrite, statx, renameat, fsetxattr, ...",
-	.init = sync_init,
-	.fini = sync_fini,
-	.open = sync_open,
-	.close = sync_close,
-	.pwrite = sync_pwrite,
-	.pread = sync_pread,
-	.fstat = sync_fstat,
-	.pwrite_fstat = sync_pwrite_fstat,
-	.stat = sync_stat,
-	.fsync = sync_fsync,
-	.ftruncate = sync_ftruncate,
-	.fchmod = sync_fchmod,
-	.fsetxattr = sync_fsetxattr,
-	.futimens_now = sync_futimens_now,
-	.fallocate = sync_fallocate,
-	.rename = sync_rename,
-	.link = sync_link,
-	.unlink = sync_unlink,
-	.mkdir = sync_mkdir,
-	.rmdir = sync_rmdir,
+	MGB_SYNC_OPS,
 };
