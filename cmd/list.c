@@ -31,7 +31,7 @@ static void list_targets(FILE *out)
 	fprintf(out, "backends (--backend):\n");
 	for (size_t i = 0; mgb_backends[i]; i++)
 	{
-		fprintf(out, "  %-10s %s\n", mgb_backends[i]->name, mgb_backends[i]->summary);
+		fprintf(out, "  %-11s %s\n", mgb_backends[i]->name, mgb_backends[i]->summary);
 		mgb_option_table_print(out, mgb_backends[i]->options);
 	}
 }

@@ -418,6 +418,14 @@ static bool any_knfsd(const struct run_opts *ro)
 	return false;
 }
 
+static bool any_kernel_client(const struct run_opts *ro)
+{
+	for (unsigned i = 0; i < ro->nbackends; i++)
+		if (ro->backends[i]->kernel_client)
+			return true;
+	return false;
+}
+
 static bool is_directory(const char *path, char *err)
 {
 	struct stat st;
@@ -507,6 +515,9 @@ static int check_combinations(const struct run_opts *ro)
 		for (unsigned i = 0; i < ro->nbackends && rc == 0; i++)
 			if (ro->backends[i]->reach == MGB_REACH_LOCAL)
 				rc = mgb_usage_error("run", "--nfs-url runs NFS backends only, not '%s'", ro->backends[i]->name);
+			else if (ro->backends[i]->kernel_client)
+				rc = mgb_usage_error("run", "--nfs-url is for nfs3 and nfs4 (libnfs); '%s' mounts only the "
+						     "server started for each cell", ro->backends[i]->name);
 		if (rc == 0 && (ro->dir || ro->fs_given))
 			rc = mgb_usage_error("run", "--nfs-url excludes --dir and --fs (the server's export is the target)");
 		if (rc == 0 && any_knfsd(ro))
@@ -651,6 +662,7 @@ int mgb_run_args_check(int argc, char **argv, struct mgb_run_check *c)
 	c->nfs = any_nfs_backend(&ro);
 	c->nfs_url = nfs_url_of(&ro) != NULL;
 	c->knfsd = any_knfsd(&ro);
+	c->kernel_client = any_kernel_client(&ro);
 	free_params(&ro);
 	for (int i = 0; i < argc; i++)
 		free(copy[i]);

@@ -105,10 +105,10 @@ static char **guest_argv(int argc, char **argv, const char **output, const char 
 }
 
 /* The filesystems the guest needs modules for: the --fs list, plus loop for image-backed ones,
- * plus nfsd for --nfs-server knfsd. */
-static const char **module_targets(const char *list, bool knfsd, char **copy)
+ * plus nfsd for --nfs-server knfsd, plus the NFS client for nfs3-mount and nfs4-mount. */
+static const char **module_targets(const char *list, bool knfsd, bool kernel_client, char **copy)
 {
-	const char **v = calloc(34, sizeof(*v));
+	const char **v = calloc(38, sizeof(*v));
 	char *save = NULL;
 	bool loop = false;
 	int n = 0;
@@ -126,6 +126,11 @@ static const char **module_targets(const char *list, bool knfsd, char **copy)
 		v[n++] = "loop";
 	if (knfsd)
 		v[n++] = "nfsd"; /* and sunrpc, lockd, grace ... through libkmod */
+	if (kernel_client) {
+		/* nfs asks for its version's module when it mounts: the guest has no modprobe */
+		v[n++] = "nfsv3";
+		v[n++] = "nfsv4";
+	}
 	return v;
 }
 
@@ -135,7 +140,7 @@ static const char **module_targets(const char *list, bool knfsd, char **copy)
  * exit 2, at once.  The document comes back to the host, which writes it: so one -o, and no
  * --json; and the guest has no network, so NFS there is the guest kernel's nfsd on its loopback.
  */
-static int check_guest_run(int argc, char **argv, const char *vm_output, bool *knfsd)
+static int check_guest_run(int argc, char **argv, const char *vm_output, bool *knfsd, bool *kernel_client)
 {
 	struct mgb_run_check c;
 	int rc = mgb_run_args_check(argc, argv, &c);
@@ -152,6 +157,7 @@ static int check_guest_run(int argc, char **argv, const char *vm_output, bool *k
 		return mgb_usage_error("vm", "the NFS backends run in a guest against the kernel's own server only: "
 				       "add --nfs-server knfsd");
 	*knfsd = c.knfsd;
+	*kernel_client = c.kernel_client;
 	return 0;
 }
 
@@ -196,7 +202,8 @@ int cmd_vm(int argc, char **argv)
 {
 	const char *kernel = NULL, *modules = NULL, *accel = "tcg", *output = NULL, *fs = NULL, *knfsd_stop = NULL;
 	unsigned cpus = 2, mem = 1024, timeout = 600, init_timeout = 0;
-	bool quiet = false, test_init_exit = false, have_out = false, session_up = false, knfsd = false;
+	bool quiet = false, test_init_exit = false, have_out = false, session_up = false, knfsd = false,
+	     kernel_client = false;
 	struct mgb_vm_kernel k = { 0 };
 	struct mgb_vm_boot b = { 0 };
 	struct mgb_output out;
@@ -253,7 +260,7 @@ int cmd_vm(int argc, char **argv)
 	if (!strcmp(argv[optind], "run")) {
 		int first = optind;
 
-		if ((c = check_guest_run(argc - first, argv + first, output, &knfsd)))
+		if ((c = check_guest_run(argc - first, argv + first, output, &knfsd, &kernel_client)))
 			return c < 0 ? MGB_EXIT_OK : c;
 		optind = first;
 	}
@@ -287,7 +294,7 @@ int cmd_vm(int argc, char **argv)
 	session_up = true;
 	if (mgb_vm_kernel_get(kernel, modules, session.tmpdir, quiet, &k, err))
 		goto fail;
-	targets = module_targets(fs, knfsd, &fscopy);
+	targets = module_targets(fs, knfsd, kernel_client, &fscopy);
 	if (!targets || (mgb_vm_modules(&k, targets, &mods, err) &&
 			 (mgb_stop_requested() || mgb_vm_reindex(&k, session.tmpdir, err) ||
 			  mgb_vm_modules(&k, targets, &mods, err))))

@@ -77,6 +77,9 @@ struct mgb_backend_ops {
 	/* How it reaches the target (see lib/serve.h): local, or a protocol whose server the target side
 	 * starts for the cell (or someone else runs), init's root then being the server's URL. */
 	enum mgb_reach reach;
+	/* Over NFS through the kernel's own client (nfs3-mount, nfs4-mount): the target side mounts
+	 * the server's export and init gets the mount point, not the URL. */
+	bool kernel_client;
 	int (*init)(struct mgb_backend *be, const char *root, char *err);
 	void (*fini)(struct mgb_backend *be);
 
@@ -186,6 +189,7 @@ extern const struct mgb_backend_ops mgb_backend_uring;
 #endif
 #ifdef HAVE_LIBNFS
 extern const struct mgb_backend_ops mgb_backend_nfs3, mgb_backend_nfs4;
+extern const struct mgb_backend_ops mgb_backend_nfs3_mount, mgb_backend_nfs4_mount;
 #endif
 /* The server someone else runs that a remote backend was given (--nfs-url), or NULL (a server
  * started for the cell; a local backend). */
@@ -193,6 +197,8 @@ const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void
 /* Whether a remote backend's server for each cell is the kernel's nfsd (--nfs-server knfsd)
  * rather than the embedded nfs-ganesha. */
 bool mgb_backend_knfsd(const struct mgb_backend_ops *ops, const void *params);
+/* A remote backend's --nfs-timeout in seconds; 0 for a local one. */
+unsigned mgb_backend_nfs_timeout(const struct mgb_backend_ops *ops, const void *params);
 
 /* Whether ops has the one operation op: a constant op folds to one NULL test, cheap in a loop. */
 static inline bool mgb_ops_have(const struct mgb_backend_ops *ops, unsigned op)

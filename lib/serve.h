@@ -23,16 +23,27 @@ struct mgb_served {
 	struct mgb_nfs_server nfs;  /* the nfs-ganesha started for the cell, if any */
 	bool knfsd;                 /* the kernel's nfsd serves the cell instead (--nfs-server knfsd) */
 	struct mgb_knfsd kn;        /* and what was started for it */
+	bool kernel_client;         /* the kernel's NFS client mounts the export (nfs3-mount, nfs4-mount) */
+	struct mgb_nfs_mount mnt;   /* that mount: root is its path */
 	bool unsupported;           /* a failure that is the filesystem's, not the run's (ramfs) */
+};
+
+/* How the cell's backend reaches its target: the backend's answers (lib/backend.h). */
+struct mgb_serve_how {
+	enum mgb_reach reach;
+	const char *url;     /* a server someone else runs (--nfs-url), or NULL */
+	bool knfsd;          /* --nfs-server knfsd */
+	bool kernel_client;  /* mount the export with the kernel's client */
+	unsigned timeout_s;  /* --nfs-timeout, for that mount */
 };
 
 /*
  * Make the cell's target (a scratch fs, a --dir subdirectory, or none for url) and serve it as
- * reach needs; 0, or -1 with err (and sv->unsupported where it applies).  Always pair with
+ * how says; 0, or -1 with err (and sv->unsupported where it applies).  Always pair with
  * mgb_serve_down, which undoes whatever was done.
  */
-int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir, enum mgb_reach reach,
-		 const char *url, bool knfsd, struct mgb_served *sv, char *err);
+int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir,
+		 const struct mgb_serve_how *how, struct mgb_served *sv, char *err);
 void mgb_serve_down(struct mgb_served *sv);
 
 /* cell.server: what served a remote cell; NULL for a local one. */

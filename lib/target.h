@@ -130,4 +130,25 @@ const char *mgb_knfsd_death(const struct mgb_knfsd *k);
 /* Stop everything started (rpc.nfsd 0, exportfs -ua, mountd, rpcbind, unmounts); safe on a zeroed struct. */
 void mgb_knfsd_stop(struct mgb_knfsd *k);
 
+/*
+ * The kernel's own NFS client on a cell's server (lib/target/nfs_mount.c): its URL mounted with
+ * actimeo=0 on a new directory of the session's scratch space, for the nfs3-mount and nfs4-mount
+ * backends.
+ */
+struct mgb_nfs_mount {
+	char *path;    /* the mount point */
+	char *source;  /* "127.0.0.1:/export" */
+	char *options; /* the mount(2) data string, as recorded in cell.server.client */
+	bool made_dir, mounted;
+};
+
+/* 0 when this kernel has an NFS client; else -EOPNOTSUPP with err (an "unsupported" cell). */
+int mgb_nfs_mount_check(char *err);
+/* Mount the server at url (one of ours: nfs://127.0.0.1/PATH?nfsport=N[&mountport=M]); 0, -1 with
+ * err, or -EOPNOTSUPP when the kernel has no NFS client.  Pair with mgb_nfs_unmount. */
+int mgb_nfs_mount(struct mgb_session *s, const char *url, int nfs_version, unsigned timeout_s,
+		  struct mgb_nfs_mount *m, char *err);
+/* Unmount and remove the mount point; safe on a zeroed struct and twice. */
+void mgb_nfs_unmount(struct mgb_nfs_mount *m);
+
 #endif

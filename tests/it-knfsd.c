@@ -7,8 +7,9 @@
  * on that multigrain kernel, and nothing left running after the run (the guest's init lists
  * nfsd/lockd threads and NFS daemons: "vm: LEFT none").  Two more boots stop rpc.mountd or
  * nfsd right after each start (vm --test-knfsd-stop): the cells fail within a few NFS timeouts,
- * their error naming what stopped first.  On this host (no nfsd, not a guest) a knfsd cell is
- * "unsupported" with its reason, without a boot.
+ * their error naming what stopped first.  The write boot also runs nfs3-mount and nfs4-mount:
+ * the guest kernel's client mounted on knfsd.  On this host (no nfsd, no NFS client, not a
+ * guest) a knfsd cell and an nfs3-mount cell are "unsupported" with their reasons, without a boot.
  */
 #include "config.h"
 #include "helpers.h"
@@ -62,11 +63,57 @@ static void host_unsupported(void)
 	json_decref(doc);
 }
 
+/* The kernel's client on a kernel without one: unsupported, with its reason, and no server. */
+static void host_no_client(void)
+{
+	const char *path = t_result_path("host-mount.json");
+	const char *args[] = { "run", "write", "--backend", "nfs3-mount", "--fs", "tmpfs", "--rounds", "10", "-o",
+			       path, NULL };
+	struct t_output o;
+	json_t *doc, *c;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "host nfs3-mount: exit %d (unsupported cells are not a failure): %s", o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(path);
+	c = doc ? cell_of(doc, "tmpfs", "nfs3-mount") : NULL;
+	T_CHECK(c && !strcmp(str_at(c, "status"), "unsupported") && strstr(str_at(c, "error"), "has no NFS client"),
+		"host nfs3-mount: unsupported for want of a client: %s %s", str_at(c, "status"), str_at(c, "error"));
+	json_decref(doc);
+}
+
+/*
+ * The same server through the guest kernel's client: mounted with the attribute cache off, so
+ * each stat is a GETATTR, and on that multigrain kernel every round's change is seen.
+ */
+static void guest_mount_cell(json_t *c, const char *fs, int v)
+{
+	const char *opts = str_at(c, "server.client.mount_options");
+	char vers[16];
+
+	snprintf(vers, sizeof(vers), v == 3 ? "vers=3" : "vers=4.0");
+	T_CHECK(c && !strcmp(str_at(c, "status"), "ok"), "%s nfs%d-mount: ok, not %s (%s)", fs, v, str_at(c, "status"),
+		str_at(c, "error"));
+	if (!c || strcmp(str_at(c, "status"), "ok"))
+		return;
+	T_CHECK(!strcmp(str_at(c, "server.software"), "knfsd") && !strcmp(str_at(c, "server.client.kind"), "kernel"),
+		"%s nfs%d-mount: knfsd through the kernel client, not %s through %s", fs, v, str_at(c, "server.software"),
+		str_at(c, "server.client.kind"));
+	T_CHECK(strstr(opts, "actimeo=0") && strstr(opts, vers) && strstr(opts, "soft"),
+		"%s nfs%d-mount: mounted %s, actimeo=0, soft: '%s'", fs, v, vers, opts);
+	T_CHECK(str_at(c, "server.client.source")[0] == '1', "%s nfs%d-mount: the source, %s", fs, v,
+		str_at(c, "server.client.source"));
+	T_CHECK(t_metric(c, "ctime.distinct") == ROUNDS, "%s nfs%d-mount: ctime distinct %.0f of %d", fs, v,
+		t_metric(c, "ctime.distinct"), ROUNDS);
+	T_CHECK(t_metric(c, "ctime.backwards") == 0, "%s nfs%d-mount: ctime never backwards", fs, v);
+}
+
 static void guest_write(void)
 {
 	const char *path = t_result_path("knfsd.json");
 	const char *args[] = { "vm", "--kernel", "debian:unstable", "-o", path, "--", "run", "write", "--backend",
-			       "nfs3,nfs4", "--nfs-server", "knfsd", "--fs", "ext4,tmpfs", "--rounds", "300", NULL };
+			       "nfs3,nfs4,nfs3-mount,nfs4-mount", "--nfs-server", "knfsd", "--fs", "ext4,tmpfs",
+			       "--rounds", "300", NULL };
 	static const char *const fss[] = { "ext4", "tmpfs" };
 	struct t_output o;
 	json_t *doc;
@@ -83,6 +130,12 @@ static void guest_write(void)
 	T_CHECK(json_number_value(mgb_json_path(doc, "vm.modules_s.nfsd")) > 0 &&
 			json_number_value(mgb_json_path(doc, "vm.modules_s.sunrpc")) > 0,
 		"vm.modules_s has nfsd and sunrpc");
+	T_CHECK(json_number_value(mgb_json_path(doc, "vm.modules_s.nfsv3")) > 0 &&
+			json_number_value(mgb_json_path(doc, "vm.modules_s.nfsv4")) > 0,
+		"vm.modules_s has the kernel client's nfsv3 and nfsv4");
+	for (size_t f = 0; doc && f < 2; f++)
+		for (int v = 3; v <= 4; v++)
+			guest_mount_cell(cell_of(doc, fss[f], v == 3 ? "nfs3-mount" : "nfs4-mount"), fss[f], v);
 	for (size_t f = 0; doc && f < 2; f++)
 		for (int v = 3; v <= 4; v++) {
 			json_t *c = cell_of(doc, fss[f], v == 3 ? "nfs3" : "nfs4");
@@ -175,6 +228,7 @@ int main(void)
 									"/usr/sbin/rpcbind", NULL } });
 	t_host_snapshot(&before);
 	T_RUN(host_unsupported());
+	T_RUN(host_no_client());
 	T_RUN(guest_write());
 	T_RUN(guest_stopped("mountd", "rpc.mountd exited"));
 	T_RUN(guest_stopped("nfsd", "the kernel's nfsd has no threads"));

@@ -16,6 +16,8 @@ const struct mgb_backend_ops *const mgb_backends[] = {
 #ifdef HAVE_LIBNFS
 	&mgb_backend_nfs3,
 	&mgb_backend_nfs4,
+	&mgb_backend_nfs3_mount,
+	&mgb_backend_nfs4_mount,
 #endif
 	NULL,
 };
@@ -131,5 +133,10 @@ const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void
 bool mgb_backend_knfsd(const struct mgb_backend_ops *ops, const void *params)
 {
 	return false;
+}
+
+unsigned mgb_backend_nfs_timeout(const struct mgb_backend_ops *ops, const void *params)
+{
+	return 0;
 }
 #endif

@@ -22,6 +22,7 @@
  */
 #include "config.h"
 #include "nfs4_raw.h"
+#include "nfs_params.h"
 #include "perthread.h"
 #include "backend.h"
 #include "stop.h"
@@ -52,23 +53,17 @@
 #define NFS4_WRITE_MAX 3072  /* libnfs 4.0.0 fails WRITE compounds above ~3.9 KB */
 #define NFS4_READ_MAX (1u << 20)
 
-struct nfs_params {
-	const char *url;
-	uint64_t timeout_s;
-	unsigned server; /* index in nfs_servers */
-};
+const char *const mgb_nfs_servers[] = { "ganesha", "knfsd", NULL };
 
-static const char *const nfs_servers[] = { "ganesha", "knfsd", NULL };
-
-static const struct mgb_workload_option nfs_options[] = {
-	{ "nfs-url", MGB_OPT_STRING, offsetof(struct nfs_params, url), NULL,
+const struct mgb_workload_option mgb_nfs_options[] = {
+	{ "nfs-url", MGB_OPT_STRING, offsetof(struct mgb_nfs_params, url), NULL,
 	  "nfs: use this server (nfs://host/export[?args]) instead of an embedded nfs-ganesha", 0, 0, NULL,
 	  NULL, false },
-	{ "nfs-timeout", MGB_OPT_U64, offsetof(struct nfs_params, timeout_s), "5",
+	{ "nfs-timeout", MGB_OPT_U64, offsetof(struct mgb_nfs_params, timeout_s), "5",
 	  "nfs: seconds an NFS call may take before the cell fails", 1, 600, NULL, NULL, false },
-	{ "nfs-server", MGB_OPT_CHOICE, offsetof(struct nfs_params, server), "ganesha",
+	{ "nfs-server", MGB_OPT_CHOICE, offsetof(struct mgb_nfs_params, server), "ganesha",
 	  "nfs: the server started for each cell: ganesha (an embedded nfs-ganesha) or knfsd (the kernel's "
-	  "nfsd, inside a guest of mgbench vm only)", 0, 0, NULL, nfs_servers, false },
+	  "nfsd, inside a guest of mgbench vm only)", 0, 0, NULL, mgb_nfs_servers, false },
 	{ 0 },
 };
 
@@ -350,7 +345,7 @@ static void nfs_fini_be(struct mgb_backend *be)
 
 static int nfs_init_be(struct mgb_backend *be, int version, const char *root, char *err)
 {
-	const struct nfs_params *par = be->params;
+	const struct mgb_nfs_params *par = be->params;
 	struct nfs_priv *p = calloc(1, sizeof(*p));
 	struct nfs_client *first;
 	const char *v;
@@ -836,21 +831,28 @@ static json_t *nfs_cell_metrics(struct mgb_backend *be)
 
 const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void *params)
 {
-	const struct nfs_params *par = params;
+	const struct mgb_nfs_params *par = params;
 
 	return ops->reach != MGB_REACH_LOCAL && par ? par->url : NULL;
 }
 
 bool mgb_backend_knfsd(const struct mgb_backend_ops *ops, const void *params)
 {
-	const struct nfs_params *par = params;
+	const struct mgb_nfs_params *par = params;
 
-	return ops->reach != MGB_REACH_LOCAL && par && par->server == 1;
+	return ops->reach != MGB_REACH_LOCAL && par && par->server == MGB_NFS_SERVER_KNFSD;
+}
+
+unsigned mgb_backend_nfs_timeout(const struct mgb_backend_ops *ops, const void *params)
+{
+	const struct mgb_nfs_params *par = params;
+
+	return ops->reach != MGB_REACH_LOCAL && par ? (unsigned)par->timeout_s : 0;
 }
 
 #define NFS_COMMON_OPS                                  \
-	.options = nfs_options,                         \
-	.params_size = sizeof(struct nfs_params),       \
+	.options = mgb_nfs_options,                     \
+	.params_size = sizeof(struct mgb_nfs_params),   \
 	.fini = nfs_fini_be,                            \
 	.open = nfs_open_be,                            \
 	.close = nfs_close_be,                          \

@@ -166,16 +166,21 @@ static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *ro
 	}
 }
 
-/* An NFS cell's server: ": 2 clients, nfs-ganesha 4.3 up in 23.1ms", or ": 2 clients". */
+/* An NFS cell's server: ": 2 clients, nfs-ganesha 4.3 up in 23.1ms", or ": 2 clients"; through
+ * the kernel's client, ": kernel client, knfsd 6.12.1 up in 1.02s". */
 static void print_server(FILE *out, json_t *server, json_t *bm)
 {
 	json_t *start = json_object_get(server, "start_ns");
+	const char *client = json_string_value(mgb_json_path(server, "client.kind"));
 	char when[32];
 
 	if (!server)
 		return;
-	fprintf(out, ": %lld client%s", (long long)json_integer_value(json_object_get(bm, "clients")),
-		json_integer_value(json_object_get(bm, "clients")) == 1 ? "" : "s");
+	if (client && !strcmp(client, "kernel"))
+		fputs(": kernel client", out);
+	else
+		fprintf(out, ": %lld client%s", (long long)json_integer_value(json_object_get(bm, "clients")),
+			json_integer_value(json_object_get(bm, "clients")) == 1 ? "" : "s");
 	if (!json_is_integer(start))
 		return; /* --nfs-url: the URL is among the options */
 	fputs(", ", out);

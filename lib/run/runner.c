@@ -87,6 +87,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		     struct mgb_progress *progress)
 {
 	struct mgb_served sv;
+	struct mgb_serve_how how;
 	const struct mgb_target *t = &sv.target;
 	const char *url = mgb_backend_server_url(spec->backend, spec->backend_params);
 	struct mgb_backend be = { 0 };
@@ -116,8 +117,11 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		r = -1;
 		goto done;
 	}
-	r = mgb_serve_up(s, spec->fs, spec->dir, spec->backend->reach, url,
-			 mgb_backend_knfsd(spec->backend, spec->backend_params), &sv, err);
+	how = (struct mgb_serve_how){ .reach = spec->backend->reach, .url = url,
+				      .knfsd = mgb_backend_knfsd(spec->backend, spec->backend_params),
+				      .kernel_client = spec->backend->kernel_client,
+				      .timeout_s = mgb_backend_nfs_timeout(spec->backend, spec->backend_params) };
+	r = mgb_serve_up(s, spec->fs, spec->dir, &how, &sv, err);
 	unsupported = sv.unsupported;
 	json_object_set_new(cell, "target", target_json(t));
 	if (sv.reach != MGB_REACH_LOCAL)

@@ -15,14 +15,17 @@ static int nfs_version(enum mgb_reach reach)
 	return reach == MGB_REACH_NFS3 ? 3 : reach == MGB_REACH_NFS4 ? 4 : 0;
 }
 
-int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir, enum mgb_reach reach,
-		 const char *url, bool knfsd, struct mgb_served *sv, char *err)
+int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir,
+		 const struct mgb_serve_how *how, struct mgb_served *sv, char *err)
 {
+	enum mgb_reach reach = how->reach;
+	const char *url = how->url;
 	int r;
 
 	memset(sv, 0, sizeof(*sv));
 	sv->reach = reach;
-	sv->knfsd = knfsd && !url && reach != MGB_REACH_LOCAL;
+	sv->knfsd = how->knfsd && !url && reach != MGB_REACH_LOCAL;
+	sv->kernel_client = how->kernel_client && !url && reach != MGB_REACH_LOCAL;
 	if (url) {
 		/* Someone else's server: no local target, the backend makes its own directory. */
 		sv->url = sv->root = url;
@@ -34,14 +37,23 @@ int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char
 	if (r < 0 || reach == MGB_REACH_LOCAL)
 		return r;
 #ifdef HAVE_LIBNFS
-	if (sv->knfsd)
+	/* No server for a client this kernel lacks. */
+	r = sv->kernel_client ? mgb_nfs_mount_check(err) : 0;
+	if (r == 0 && sv->knfsd)
 		r = mgb_knfsd_start(s, sv->target.path, sv->target.fstype, nfs_version(reach), &sv->kn, err);
-	else
+	else if (r == 0)
 		r = mgb_nfs_server_start(s, sv->target.path, nfs_version(reach), &sv->nfs, err);
 	sv->unsupported = r == -EOPNOTSUPP;
 	if (r < 0)
 		return -1;
 	sv->root = sv->knfsd ? sv->kn.url : sv->nfs.url;
+	if (!sv->kernel_client)
+		return 0;
+	r = mgb_nfs_mount(s, sv->root, nfs_version(reach), how->timeout_s, &sv->mnt, err);
+	sv->unsupported = r == -EOPNOTSUPP;
+	if (r < 0)
+		return -1;
+	sv->root = sv->mnt.path;
 	return 0;
 #else
 	return mgb_err(err, "this mgbench was built without libnfs");
@@ -51,6 +63,7 @@ int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char
 void mgb_serve_down(struct mgb_served *sv)
 {
 #ifdef HAVE_LIBNFS
+	mgb_nfs_unmount(&sv->mnt); /* before its server stops: the client flushes to it */
 	mgb_knfsd_stop(&sv->kn);
 	mgb_nfs_server_stop(&sv->nfs);
 #endif
@@ -79,12 +92,20 @@ static json_t *knfsd_json(const struct mgb_served *sv)
 							       mgb_json_text(k->change_reason) : NULL));
 }
 
-json_t *mgb_served_server_json(const struct mgb_served *sv)
+/* Which client reached the server: libnfs in mgbench itself, or the kernel's, and its mount. */
+static json_t *client_json(const struct mgb_served *sv)
+{
+	if (!sv->kernel_client)
+		return json_pack("{s:s}", "kind", "libnfs");
+	return MGB_JSON_PACK("{s:s, s:o?, s:o?}", "kind", "kernel", "source",
+			     sv->mnt.source ? mgb_json_text(sv->mnt.source) : NULL, "mount_options",
+			     sv->mnt.options ? mgb_json_text(sv->mnt.options) : NULL);
+}
+
+static json_t *server_json(const struct mgb_served *sv)
 {
 	const struct mgb_target *t = &sv->target;
 
-	if (sv->reach == MGB_REACH_LOCAL)
-		return NULL;
 	if (sv->url)
 		return MGB_JSON_PACK("{s:s, s:n, s:n, s:n, s:i, s:n, s:o}", "kind", "url", "software", "version",
 				     "export_fs", "nfs_version", nfs_version(sv->reach), "start_ns", "url",
@@ -94,6 +115,18 @@ json_t *mgb_served_server_json(const struct mgb_served *sv)
 	return MGB_JSON_PACK("{s:s, s:s, s:s?, s:o?, s:i, s:I}", "kind", "embedded", "software", "nfs-ganesha",
 			     "version", sv->nfs.version, "export_fs", t->fstype ? mgb_json_text(t->fstype) : NULL,
 			     "nfs_version", nfs_version(sv->reach), "start_ns", (json_int_t)sv->nfs.start_ns);
+}
+
+json_t *mgb_served_server_json(const struct mgb_served *sv)
+{
+	json_t *j;
+
+	if (sv->reach == MGB_REACH_LOCAL)
+		return NULL;
+	j = server_json(sv);
+	if (j)
+		json_object_set_new(j, "client", client_json(sv));
+	return j;
 }
 
 /*
