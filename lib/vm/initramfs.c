@@ -244,83 +244,100 @@ static int add_module(const char *root, const char *src, unsigned i, char *err)
 
 static int write_text(const char *path, const char *text, mode_t mode, char *err);
 
-/*
- * The kernel NFS server's user space (--nfs-server knfsd, lib/target/knfsd.c): nfs-kernel-server's
- * rpc.nfsd, exportfs, rpc.mountd and nfsdcld, and rpcbind, with their libraries; libtirpc's netconfig;
- * and the accounts rpcbind looks up (it switches to _rpc).  Missing on the host: nothing is
- * carried, and the guest's cells say what is missing.
- */
-static int add_knfsd(const char *root, char *err)
+/* root/rel, made with its parents. */
+static int make_dir(const char *root, const char *rel, char *err)
 {
-	static const char *const progs[] = { "/usr/sbin/rpc.nfsd", "/usr/sbin/exportfs", "/usr/sbin/rpc.mountd",
-					     "/usr/sbin/rpcbind", "/usr/sbin/nfsdcld" };
-	static const char *const dirs[] = { "run", "var/lib/nfs" };
+	char *p;
+	int rc;
+
+	if (asprintf(&p, "%s/%s", root, rel) < 0)
+		return mgb_err(err, "out of memory");
+	rc = mgb_mkdirs(p, err);
+	free(p);
+	return rc;
+}
+
+/* root/rel holding text. */
+static int write_at(const char *root, const char *rel, const char *text, char *err)
+{
+	char *p;
+	int rc;
+
+	if (asprintf(&p, "%s/%s", root, rel) < 0)
+		return mgb_err(err, "out of memory");
+	rc = write_text(p, text, 0644, err);
+	free(p);
+	return rc;
+}
+
+/*
+ * The portmapper the NFS servers register with: rpcbind with
+ * its libraries; libtirpc's netconfig; /run and /var/run for its socket; and the accounts it
+ * looks up (it switches to _rpc).
+ */
+static int add_rpcbind(const char *root, char *err)
+{
 	static const char *const etc[] = { "/etc/netconfig", "/etc/services", "/etc/protocols", "/etc/rpc" };
 	char *p = NULL, line[512];
 	struct passwd *pw;
 	int rc = 0;
 
-	for (size_t i = 0; i < MGB_ARRAY_SIZE(progs) && !rc; i++)
-		if (!access(progs[i], X_OK))
-			rc = add_program(root, progs[i], progs[i], err);
-	for (size_t i = 0; i < MGB_ARRAY_SIZE(dirs) && !rc; i++) {
-		free(p);
-		if (asprintf(&p, "%s/%s", root, dirs[i]) < 0)
-			return mgb_err(err, "out of memory");
-		rc = mgb_mkdirs(p, err);
-	}
-	free(p);
-	p = NULL;
+	if (!access("/usr/sbin/rpcbind", X_OK))
+		rc = add_program(root, "/usr/sbin/rpcbind", "/usr/sbin/rpcbind", err);
+	if (!rc)
+		rc = make_dir(root, "run", err);
+	if (!rc)
+		rc = make_dir(root, "var", err);
 	/* the kernel's rpcbind client tries /var/run/rpcbind.sock first */
 	if (!rc && asprintf(&p, "%s/var/run", root) < 0)
 		return mgb_err(err, "out of memory");
 	if (!rc && symlink("../run", p) && errno != EEXIST)
 		rc = mgb_err(err, "cannot link %s: %s", p, strerror(errno));
 	free(p);
-	p = NULL;
 	/* netconfig: libtirpc's transports; services, protocols and rpc: names rpcbind and mountd
 	 * look up (rpcbind fails without "sunrpc") */
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(etc) && !rc; i++)
 		if (!access(etc[i], R_OK))
 			rc = copy_same(root, etc[i], err);
-	if (!rc && asprintf(&p, "%s/etc/hosts", root) < 0)
-		return mgb_err(err, "out of memory");
 	if (!rc)
-		rc = write_text(p, "127.0.0.1\tlocalhost\n::1\tlocalhost\n", 0644, err);
-	free(p);
-	p = NULL;
+		rc = write_at(root, "etc/hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n", err);
 	pw = getpwnam("_rpc");
 	snprintf(line, sizeof(line), "root:x:0:0:root:/root:/bin/sh\n_rpc:x:%u:65534::/run/rpcbind:/bin/false\n",
 		 pw ? (unsigned)pw->pw_uid : 103u);
-	if (!rc && asprintf(&p, "%s/etc/passwd", root) < 0)
-		return mgb_err(err, "out of memory");
 	if (!rc)
-		rc = write_text(p, line, 0644, err);
-	free(p);
-	p = NULL;
-	if (!rc && asprintf(&p, "%s/etc/group", root) < 0)
-		return mgb_err(err, "out of memory");
+		rc = write_at(root, "etc/passwd", line, err);
 	if (!rc)
-		rc = write_text(p, "root:x:0:\nnogroup:x:65534:\n", 0644, err);
-	free(p);
-	p = NULL;
+		rc = write_at(root, "etc/group", "root:x:0:\nnogroup:x:65534:\n", err);
+	return rc;
+}
+
+/*
+ * The kernel NFS server's user space (--nfs-server knfsd, lib/target/knfsd.c): nfs-kernel-server's
+ * rpc.nfsd, exportfs, rpc.mountd and nfsdcld with their libraries, and rpcbind.  Missing on the
+ * host: nothing is carried, and the guest's cells say what is missing.
+ */
+static int add_knfsd(const char *root, char *err)
+{
+	static const char *const progs[] = { "/usr/sbin/rpc.nfsd", "/usr/sbin/exportfs", "/usr/sbin/rpc.mountd",
+					     "/usr/sbin/nfsdcld" };
+	int rc = add_rpcbind(root, err);
+
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(progs) && !rc; i++)
+		if (!access(progs[i], X_OK))
+			rc = add_program(root, progs[i], progs[i], err);
+	if (!rc)
+		rc = make_dir(root, "var/lib/nfs", err);
 	/* the nfs-utils the guest runs, for its cells (rpc.nfsd has no --version) */
 	if (!rc) {
 		const char *argv[] = { "dpkg-query", "-W", "-f", "${Version}\n", "nfs-kernel-server", NULL };
 		char *out = NULL, e[MGB_ERR_LEN];
 
-		if (mgb_capture(argv, NULL, &out, e) == 0 && out && asprintf(&p, "%s/etc/mgbench-nfs-utils", root) >= 0) {
-			rc = write_text(p, out, 0644, err);
-			free(p);
-			p = NULL;
-		}
+		if (mgb_capture(argv, NULL, &out, e) == 0 && out)
+			rc = write_at(root, "etc/mgbench-nfs-utils", out, err);
 		free(out);
 	}
-	if (!rc && asprintf(&p, "%s/etc/exports", root) < 0)
-		return mgb_err(err, "out of memory");
 	if (!rc)
-		rc = write_text(p, "", 0644, err);
-	free(p);
+		rc = write_at(root, "etc/exports", "", err);
 	return rc;
 }
 
