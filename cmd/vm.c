@@ -133,9 +133,10 @@ static const char **module_targets(const char *list, bool knfsd, char **copy)
  * The guest's command is checked here, before anything is downloaded or booted: a usage error
  * (an unknown workload or filesystem, an option without its value) is the run's own message and
  * exit 2, at once.  The document comes back to the host, which writes it: so one -o, and no
- * --json; and the guest has no network, so NFS there is the guest kernel's nfsd on its loopback.
+ * --json; and the guest has no network, so NFS there is a server on its loopback: the embedded
+ * nfs-ganesha (the default) or the guest kernel's nfsd, whose programs go into the initramfs.
  */
-static int check_guest_run(int argc, char **argv, const char *vm_output, bool *knfsd)
+static int check_guest_run(int argc, char **argv, const char *vm_output, bool *knfsd, bool *ganesha)
 {
 	struct mgb_run_check c;
 	int rc = mgb_run_args_check(argc, argv, &c);
@@ -148,10 +149,8 @@ static int check_guest_run(int argc, char **argv, const char *vm_output, bool *k
 		return mgb_usage_error("vm", "run --json does not go under vm: the host writes the document (vm -o FILE)");
 	if (c.nfs_url)
 		return mgb_usage_error("vm", "--nfs-url does not go under vm: the guest has no network");
-	if (c.nfs && !c.knfsd)
-		return mgb_usage_error("vm", "the NFS backends run in a guest against the kernel's own server only: "
-				       "add --nfs-server knfsd");
 	*knfsd = c.knfsd;
+	*ganesha = c.ganesha;
 	return 0;
 }
 
@@ -196,7 +195,8 @@ int cmd_vm(int argc, char **argv)
 {
 	const char *kernel = NULL, *modules = NULL, *accel = "tcg", *output = NULL, *fs = NULL, *knfsd_stop = NULL;
 	unsigned cpus = 2, mem = 1024, timeout = 600, init_timeout = 0;
-	bool quiet = false, test_init_exit = false, have_out = false, session_up = false, knfsd = false;
+	bool quiet = false, test_init_exit = false, have_out = false, session_up = false, knfsd = false,
+	     ganesha = false;
 	struct mgb_vm_kernel k = { 0 };
 	struct mgb_vm_boot b = { 0 };
 	struct mgb_output out;
@@ -253,7 +253,7 @@ int cmd_vm(int argc, char **argv)
 	if (!strcmp(argv[optind], "run")) {
 		int first = optind;
 
-		if ((c = check_guest_run(argc - first, argv + first, output, &knfsd)))
+		if ((c = check_guest_run(argc - first, argv + first, output, &knfsd, &ganesha)))
 			return c < 0 ? MGB_EXIT_OK : c;
 		optind = first;
 	}
@@ -293,7 +293,8 @@ int cmd_vm(int argc, char **argv)
 			  mgb_vm_modules(&k, targets, &mods, err))))
 		goto fail;
 	{
-		struct mgb_vm_guest g = { (const char *const *)gargv, mods, test_init_exit, knfsd, knfsd_stop };
+		struct mgb_vm_guest g = { (const char *const *)gargv, mods, test_init_exit, knfsd, ganesha,
+					  knfsd_stop };
 
 		if (!(initrd = mgb_vm_initramfs(session.tmpdir, &g, err)))
 			goto fail;

@@ -34,8 +34,11 @@ static const char init_script[] =
 	"mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null\n"
 	"up() { cut -d' ' -f1 /proc/uptime; }\n"
 	"echo \"MGBVM-INIT $(up) $(uname -r)\"\n"
-	/* the loopback, for the kernel's NFS server and its client on 127.0.0.1 */
+	/* the loopback, for the NFS servers (knfsd, ganesha) and their clients on 127.0.0.1 */
 	"ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up\n"
+	/* and one more IPv4 address: getaddrinfo(AI_ADDRCONFIG), as ganesha resolves its Bind_addr,
+	 * finds nothing ("No IP address found for 127.0.0.1") while 127.0.0.1 is the only one */
+	"ip addr add 127.0.0.2/8 dev lo 2>/dev/null || ifconfig lo:1 127.0.0.2 up\n"
 	"[ -f /etc/mgbench-test-init-exit ] && exit 1\n"
 	"for m in /lib/mgbench-modules/*.ko; do\n"
 	"  [ -f \"$m\" ] || continue\n"
@@ -51,7 +54,8 @@ static const char init_script[] =
 	"mgbench \"$@\" 2>/tmp/mgbench.err\n"
 	"rc=$?\n"
 	/* what a run must not leave behind: NFS daemons and nfsd's kernel threads */
-	"left=$(ps -o comm | grep -E '^(nfsd|lockd|rpc.mountd|rpcbind|nfsdcld)$' | sort | uniq -c | tr -s ' \\n' ' ')\n"
+	"left=$(ps -o comm | grep -E '^(nfsd|lockd|rpc.mountd|rpcbind|nfsdcld|ganesha.nfsd)$' | sort | uniq -c |"
+	" tr -s ' \\n' ' ')\n"
 	"echo \"MGBVM-LEFT ${left:-none}\"\n"
 	"sed 's/^/MGBVM-STDERR /' /tmp/mgbench.err\n"
 	"if [ -s /out/result.json ]; then\n"
@@ -271,7 +275,7 @@ static int write_at(const char *root, const char *rel, const char *text, char *e
 }
 
 /*
- * The portmapper the NFS servers register with: rpcbind with
+ * The portmapper both NFS servers register with (knfsd's, and ganesha's for v3): rpcbind with
  * its libraries; libtirpc's netconfig; /run and /var/run for its socket; and the accounts it
  * looks up (it switches to _rpc).
  */
@@ -288,7 +292,7 @@ static int add_rpcbind(const char *root, char *err)
 		rc = make_dir(root, "run", err);
 	if (!rc)
 		rc = make_dir(root, "var", err);
-	/* the kernel's rpcbind client tries /var/run/rpcbind.sock first */
+	/* the kernel's rpcbind client and libntirpc's try /var/run/rpcbind.sock first */
 	if (!rc && asprintf(&p, "%s/var/run", root) < 0)
 		return mgb_err(err, "out of memory");
 	if (!rc && symlink("../run", p) && errno != EEXIST)
@@ -339,6 +343,50 @@ static int add_knfsd(const char *root, char *err)
 	if (!rc)
 		rc = write_at(root, "etc/exports", "", err);
 	return rc;
+}
+
+/* The modules a package's library dlopen()s, which ldd cannot see: the package's files under a
+ * directory named dir, as dpkg lists them, with their own libraries.  None without dpkg. */
+static int add_plugins(const char *root, const char *pkg, const char *dir, char *err)
+{
+	const char *argv[] = { "dpkg-query", "-L", pkg, NULL };
+	char *out = NULL, *save = NULL, e[MGB_ERR_LEN];
+	int rc = 0;
+
+	if (mgb_capture(argv, NULL, &out, e)) {
+		free(out);
+		return 0;
+	}
+	for (char *l = strtok_r(out, "\n", &save); l && !rc; l = strtok_r(NULL, "\n", &save)) {
+		size_t n = strlen(l);
+		char *d = strstr(l, dir);
+
+		if (n > 3 && !strcmp(l + n - 3, ".so") && d && d > l && d[-1] == '/' && d[strlen(dir)] == '/')
+			rc = add_program(root, l, l, err);
+	}
+	free(out);
+	return rc;
+}
+
+/*
+ * The embedded nfs-ganesha (lib/target/ganesha.c, the default server): ganesha.nfsd with its
+ * libraries, its VFS FSAL and libnfsidmap's plugins with idmapd.conf (both dlopen()ed: without
+ * them ganesha fails to start, "Failed initializing ID Mapper"), and rpcbind for v3.  Its
+ * config, log, pid file and recovery directory are in the run's scratch directory.  Missing on
+ * the host: nothing is carried, and the guest's cells say what is missing, as the host's would.
+ */
+static int add_ganesha(const char *root, char *err)
+{
+	static const char ganesha[] = "/usr/bin/ganesha.nfsd";
+	int rc;
+
+	if (access(ganesha, X_OK))
+		return 0;
+	if ((rc = add_program(root, ganesha, ganesha, err)) || (rc = add_rpcbind(root, err)) ||
+	    (rc = add_plugins(root, "nfs-ganesha-vfs", "ganesha", err)) ||
+	    (rc = add_plugins(root, "libnfsidmap1", "libnfsidmap", err)))
+		return rc;
+	return access("/etc/idmapd.conf", R_OK) ? 0 : copy_same(root, "/etc/idmapd.conf", err);
 }
 
 static int write_text(const char *path, const char *text, mode_t mode, char *err)
@@ -474,6 +522,8 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 	if (add_lsan_suppressions(root, err))
 		goto out;
 	if (g->knfsd && add_knfsd(root, err))
+		goto out;
+	if (g->ganesha && add_ganesha(root, err))
 		goto out;
 	free(p);
 	/* what lib/target/knfsd.c looks for: this is a guest, whose NFS server is ours to run */
