@@ -37,6 +37,7 @@ struct mgb_run_check {
 	bool output;         /* -o given */
 	bool json, nfs, nfs_url;
 	bool knfsd;          /* an NFS backend with --nfs-server knfsd */
+	bool ganesha;        /* an NFS backend with the embedded nfs-ganesha (the default) */
 	bool kernel_client;  /* an NFS backend through the kernel's client (nfs3-mount, nfs4-mount) */
 };
 int mgb_run_args_check(int argc, char **argv, struct mgb_run_check *c);

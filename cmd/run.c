@@ -426,6 +426,16 @@ static bool any_kernel_client(const struct run_opts *ro)
 	return false;
 }
 
+/* An NFS backend served by the embedded nfs-ganesha (no --nfs-server knfsd). */
+static bool any_ganesha(const struct run_opts *ro)
+{
+	for (unsigned i = 0; i < ro->nbackends; i++)
+		if (ro->backends[i]->reach != MGB_REACH_LOCAL &&
+		    !mgb_backend_knfsd(ro->backends[i], backend_params_of(ro, ro->backends[i])))
+			return true;
+	return false;
+}
+
 static bool is_directory(const char *path, char *err)
 {
 	struct stat st;
@@ -662,6 +672,7 @@ int mgb_run_args_check(int argc, char **argv, struct mgb_run_check *c)
 	c->nfs = any_nfs_backend(&ro);
 	c->nfs_url = nfs_url_of(&ro) != NULL;
 	c->knfsd = any_knfsd(&ro);
+	c->ganesha = any_ganesha(&ro) && !c->nfs_url;
 	c->kernel_client = any_kernel_client(&ro);
 	free_params(&ro);
 	for (int i = 0; i < argc; i++)

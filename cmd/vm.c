@@ -138,26 +138,21 @@ static const char **module_targets(const char *list, bool knfsd, bool kernel_cli
  * The guest's command is checked here, before anything is downloaded or booted: a usage error
  * (an unknown workload or filesystem, an option without its value) is the run's own message and
  * exit 2, at once.  The document comes back to the host, which writes it: so one -o, and no
- * --json; and the guest has no network, so NFS there is the guest kernel's nfsd on its loopback.
+ * --json; and the guest has no network, so NFS there is a server on its loopback: the embedded
+ * nfs-ganesha (the default) or the guest kernel's nfsd, whose programs go into the initramfs.
  */
-static int check_guest_run(int argc, char **argv, const char *vm_output, bool *knfsd, bool *kernel_client)
+static int check_guest_run(int argc, char **argv, const char *vm_output, struct mgb_run_check *c)
 {
-	struct mgb_run_check c;
-	int rc = mgb_run_args_check(argc, argv, &c);
+	int rc = mgb_run_args_check(argc, argv, c);
 
 	if (rc)
 		return rc;
-	if (c.output && vm_output)
+	if (c->output && vm_output)
 		return mgb_usage_error("vm", "two outputs (vm -o %s and the run's -o): give one", vm_output);
-	if (c.json)
+	if (c->json)
 		return mgb_usage_error("vm", "run --json does not go under vm: the host writes the document (vm -o FILE)");
-	if (c.nfs_url)
+	if (c->nfs_url)
 		return mgb_usage_error("vm", "--nfs-url does not go under vm: the guest has no network");
-	if (c.nfs && !c.knfsd)
-		return mgb_usage_error("vm", "the NFS backends run in a guest against the kernel's own server only: "
-				       "add --nfs-server knfsd");
-	*knfsd = c.knfsd;
-	*kernel_client = c.kernel_client;
 	return 0;
 }
 
@@ -203,7 +198,7 @@ int cmd_vm(int argc, char **argv)
 	const char *kernel = NULL, *modules = NULL, *accel = "tcg", *output = NULL, *fs = NULL, *knfsd_stop = NULL;
 	unsigned cpus = 2, mem = 1024, timeout = 600, init_timeout = 0;
 	bool quiet = false, test_init_exit = false, have_out = false, session_up = false, knfsd = false,
-	     kernel_client = false;
+	     ganesha = false, kernel_client = false;
 	struct mgb_vm_kernel k = { 0 };
 	struct mgb_vm_boot b = { 0 };
 	struct mgb_output out;
@@ -259,9 +254,13 @@ int cmd_vm(int argc, char **argv)
 		return mgb_usage_error("vm", "the guest runs run, info or list, not '%s'", argv[optind]);
 	if (!strcmp(argv[optind], "run")) {
 		int first = optind;
+		struct mgb_run_check want;
 
-		if ((c = check_guest_run(argc - first, argv + first, output, &knfsd, &kernel_client)))
+		if ((c = check_guest_run(argc - first, argv + first, output, &want)))
 			return c < 0 ? MGB_EXIT_OK : c;
+		knfsd = want.knfsd;
+		ganesha = want.ganesha;
+		kernel_client = want.kernel_client;
 		optind = first;
 	}
 	if (!(gargv = guest_argv(argc - optind, argv + optind, &output, &fs)))
@@ -300,7 +299,8 @@ int cmd_vm(int argc, char **argv)
 			  mgb_vm_modules(&k, targets, &mods, err))))
 		goto fail;
 	{
-		struct mgb_vm_guest g = { (const char *const *)gargv, mods, test_init_exit, knfsd, knfsd_stop };
+		struct mgb_vm_guest g = { (const char *const *)gargv, mods, test_init_exit, knfsd, ganesha,
+					  knfsd_stop };
 
 		if (!(initrd = mgb_vm_initramfs(session.tmpdir, &g, err)))
 			goto fail;

@@ -115,6 +115,7 @@ struct mgb_vm_guest {
 	char **modules;              /* from mgb_vm_modules, may be NULL */
 	bool test_init_exit;         /* test knob: /init exits at once (the kernel panics) */
 	bool knfsd;                  /* carry the kernel NFS server's programs (--nfs-server knfsd) */
+	bool ganesha;                /* carry nfs-ganesha, its VFS FSAL and rpcbind (NFS, the default server) */
 	const char *test_knfsd_stop; /* test knob: "mountd" or "nfsd", stopped after each knfsd start */
 };
 

@@ -250,7 +250,6 @@ static void guest_usage(void)
 		{ { "--", "run", "nosuchworkload", NULL }, "unknown workload 'nosuchworkload'" },
 		{ { "--", "run", "write", "--output", NULL }, "needs a value" },
 		{ { "--", "run", "write", "--fs", "nosuchfs", NULL }, "unknown filesystem 'nosuchfs'" },
-		{ { "--", "run", "write", "--backend", "nfs3", NULL }, "add --nfs-server knfsd" },
 		{ { "--", "run", "write", "--backend", "nfs3", "--nfs-url", "nfs://127.0.0.1/x", NULL },
 		  "--nfs-url does not go under vm" },
 		{ { "--", "run", "write", "--backend", "nfs4", "--nfs-server", "nosuch", NULL },

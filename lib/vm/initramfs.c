@@ -34,8 +34,11 @@ static const char init_script[] =
 	"mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null\n"
 	"up() { cut -d' ' -f1 /proc/uptime; }\n"
 	"echo \"MGBVM-INIT $(up) $(uname -r)\"\n"
-	/* the loopback, for the kernel's NFS server and its client on 127.0.0.1 */
+	/* the loopback, for the NFS servers (knfsd, ganesha) and their clients on 127.0.0.1 */
 	"ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up\n"
+	/* and one more IPv4 address: getaddrinfo(AI_ADDRCONFIG), as ganesha resolves its Bind_addr,
+	 * finds nothing ("No IP address found for 127.0.0.1") while 127.0.0.1 is the only one */
+	"ip addr add 127.0.0.2/8 dev lo 2>/dev/null || ifconfig lo:1 127.0.0.2 up\n"
 	"[ -f /etc/mgbench-test-init-exit ] && exit 1\n"
 	"for m in /lib/mgbench-modules/*.ko; do\n"
 	"  [ -f \"$m\" ] || continue\n"
@@ -51,7 +54,8 @@ static const char init_script[] =
 	"mgbench \"$@\" 2>/tmp/mgbench.err\n"
 	"rc=$?\n"
 	/* what a run must not leave behind: NFS daemons and nfsd's kernel threads */
-	"left=$(ps -o comm | grep -E '^(nfsd|lockd|rpc.mountd|rpcbind|nfsdcld)$' | sort | uniq -c | tr -s ' \\n' ' ')\n"
+	"left=$(ps -o comm | grep -E '^(nfsd|lockd|rpc.mountd|rpcbind|nfsdcld|ganesha.nfsd)$' | sort | uniq -c |"
+	" tr -s ' \\n' ' ')\n"
 	"echo \"MGBVM-LEFT ${left:-none}\"\n"
 	"sed 's/^/MGBVM-STDERR /' /tmp/mgbench.err\n"
 	"if [ -s /out/result.json ]; then\n"
@@ -244,84 +248,145 @@ static int add_module(const char *root, const char *src, unsigned i, char *err)
 
 static int write_text(const char *path, const char *text, mode_t mode, char *err);
 
-/*
- * The kernel NFS server's user space (--nfs-server knfsd, lib/target/knfsd.c): nfs-kernel-server's
- * rpc.nfsd, exportfs, rpc.mountd and nfsdcld, and rpcbind, with their libraries; libtirpc's netconfig;
- * and the accounts rpcbind looks up (it switches to _rpc).  Missing on the host: nothing is
- * carried, and the guest's cells say what is missing.
- */
-static int add_knfsd(const char *root, char *err)
+/* root/rel, made with its parents. */
+static int make_dir(const char *root, const char *rel, char *err)
 {
-	static const char *const progs[] = { "/usr/sbin/rpc.nfsd", "/usr/sbin/exportfs", "/usr/sbin/rpc.mountd",
-					     "/usr/sbin/rpcbind", "/usr/sbin/nfsdcld" };
-	static const char *const dirs[] = { "run", "var/lib/nfs" };
+	char *p;
+	int rc;
+
+	if (asprintf(&p, "%s/%s", root, rel) < 0)
+		return mgb_err(err, "out of memory");
+	rc = mgb_mkdirs(p, err);
+	free(p);
+	return rc;
+}
+
+/* root/rel holding text. */
+static int write_at(const char *root, const char *rel, const char *text, char *err)
+{
+	char *p;
+	int rc;
+
+	if (asprintf(&p, "%s/%s", root, rel) < 0)
+		return mgb_err(err, "out of memory");
+	rc = write_text(p, text, 0644, err);
+	free(p);
+	return rc;
+}
+
+/*
+ * The portmapper both NFS servers register with (knfsd's, and ganesha's for v3): rpcbind with
+ * its libraries; libtirpc's netconfig; /run and /var/run for its socket; and the accounts it
+ * looks up (it switches to _rpc).
+ */
+static int add_rpcbind(const char *root, char *err)
+{
 	static const char *const etc[] = { "/etc/netconfig", "/etc/services", "/etc/protocols", "/etc/rpc" };
 	char *p = NULL, line[512];
 	struct passwd *pw;
 	int rc = 0;
 
-	for (size_t i = 0; i < MGB_ARRAY_SIZE(progs) && !rc; i++)
-		if (!access(progs[i], X_OK))
-			rc = add_program(root, progs[i], progs[i], err);
-	for (size_t i = 0; i < MGB_ARRAY_SIZE(dirs) && !rc; i++) {
-		free(p);
-		if (asprintf(&p, "%s/%s", root, dirs[i]) < 0)
-			return mgb_err(err, "out of memory");
-		rc = mgb_mkdirs(p, err);
-	}
-	free(p);
-	p = NULL;
-	/* the kernel's rpcbind client tries /var/run/rpcbind.sock first */
+	if (!access("/usr/sbin/rpcbind", X_OK))
+		rc = add_program(root, "/usr/sbin/rpcbind", "/usr/sbin/rpcbind", err);
+	if (!rc)
+		rc = make_dir(root, "run", err);
+	if (!rc)
+		rc = make_dir(root, "var", err);
+	/* the kernel's rpcbind client and libntirpc's try /var/run/rpcbind.sock first */
 	if (!rc && asprintf(&p, "%s/var/run", root) < 0)
 		return mgb_err(err, "out of memory");
 	if (!rc && symlink("../run", p) && errno != EEXIST)
 		rc = mgb_err(err, "cannot link %s: %s", p, strerror(errno));
 	free(p);
-	p = NULL;
 	/* netconfig: libtirpc's transports; services, protocols and rpc: names rpcbind and mountd
 	 * look up (rpcbind fails without "sunrpc") */
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(etc) && !rc; i++)
 		if (!access(etc[i], R_OK))
 			rc = copy_same(root, etc[i], err);
-	if (!rc && asprintf(&p, "%s/etc/hosts", root) < 0)
-		return mgb_err(err, "out of memory");
 	if (!rc)
-		rc = write_text(p, "127.0.0.1\tlocalhost\n::1\tlocalhost\n", 0644, err);
-	free(p);
-	p = NULL;
+		rc = write_at(root, "etc/hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n", err);
 	pw = getpwnam("_rpc");
 	snprintf(line, sizeof(line), "root:x:0:0:root:/root:/bin/sh\n_rpc:x:%u:65534::/run/rpcbind:/bin/false\n",
 		 pw ? (unsigned)pw->pw_uid : 103u);
-	if (!rc && asprintf(&p, "%s/etc/passwd", root) < 0)
-		return mgb_err(err, "out of memory");
 	if (!rc)
-		rc = write_text(p, line, 0644, err);
-	free(p);
-	p = NULL;
-	if (!rc && asprintf(&p, "%s/etc/group", root) < 0)
-		return mgb_err(err, "out of memory");
+		rc = write_at(root, "etc/passwd", line, err);
 	if (!rc)
-		rc = write_text(p, "root:x:0:\nnogroup:x:65534:\n", 0644, err);
-	free(p);
-	p = NULL;
+		rc = write_at(root, "etc/group", "root:x:0:\nnogroup:x:65534:\n", err);
+	return rc;
+}
+
+/*
+ * The kernel NFS server's user space (--nfs-server knfsd, lib/target/knfsd.c): nfs-kernel-server's
+ * rpc.nfsd, exportfs, rpc.mountd and nfsdcld with their libraries, and rpcbind.  Missing on the
+ * host: nothing is carried, and the guest's cells say what is missing.
+ */
+static int add_knfsd(const char *root, char *err)
+{
+	static const char *const progs[] = { "/usr/sbin/rpc.nfsd", "/usr/sbin/exportfs", "/usr/sbin/rpc.mountd",
+					     "/usr/sbin/nfsdcld" };
+	int rc = add_rpcbind(root, err);
+
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(progs) && !rc; i++)
+		if (!access(progs[i], X_OK))
+			rc = add_program(root, progs[i], progs[i], err);
+	if (!rc)
+		rc = make_dir(root, "var/lib/nfs", err);
 	/* the nfs-utils the guest runs, for its cells (rpc.nfsd has no --version) */
 	if (!rc) {
 		const char *argv[] = { "dpkg-query", "-W", "-f", "${Version}\n", "nfs-kernel-server", NULL };
 		char *out = NULL, e[MGB_ERR_LEN];
 
-		if (mgb_capture(argv, NULL, &out, e) == 0 && out && asprintf(&p, "%s/etc/mgbench-nfs-utils", root) >= 0) {
-			rc = write_text(p, out, 0644, err);
-			free(p);
-			p = NULL;
-		}
+		if (mgb_capture(argv, NULL, &out, e) == 0 && out)
+			rc = write_at(root, "etc/mgbench-nfs-utils", out, err);
 		free(out);
 	}
-	if (!rc && asprintf(&p, "%s/etc/exports", root) < 0)
-		return mgb_err(err, "out of memory");
 	if (!rc)
-		rc = write_text(p, "", 0644, err);
-	free(p);
+		rc = write_at(root, "etc/exports", "", err);
 	return rc;
+}
+
+/* The modules a package's library dlopen()s, which ldd cannot see: the package's files under a
+ * directory named dir, as dpkg lists them, with their own libraries.  None without dpkg. */
+static int add_plugins(const char *root, const char *pkg, const char *dir, char *err)
+{
+	const char *argv[] = { "dpkg-query", "-L", pkg, NULL };
+	char *out = NULL, *save = NULL, e[MGB_ERR_LEN];
+	int rc = 0;
+
+	if (mgb_capture(argv, NULL, &out, e)) {
+		free(out);
+		return 0;
+	}
+	for (char *l = strtok_r(out, "\n", &save); l && !rc; l = strtok_r(NULL, "\n", &save)) {
+		size_t n = strlen(l);
+		char *d = strstr(l, dir);
+
+		if (n > 3 && !strcmp(l + n - 3, ".so") && d && d > l && d[-1] == '/' && d[strlen(dir)] == '/')
+			rc = add_program(root, l, l, err);
+	}
+	free(out);
+	return rc;
+}
+
+/*
+ * The embedded nfs-ganesha (lib/target/ganesha.c, the default server): ganesha.nfsd with its
+ * libraries, its VFS FSAL and libnfsidmap's plugins with idmapd.conf (both dlopen()ed: without
+ * them ganesha fails to start, "Failed initializing ID Mapper"), and rpcbind for v3.  Its
+ * config, log, pid file and recovery directory are in the run's scratch directory.  Missing on
+ * the host: nothing is carried, and the guest's cells say what is missing, as the host's would.
+ */
+static int add_ganesha(const char *root, char *err)
+{
+	static const char ganesha[] = "/usr/bin/ganesha.nfsd";
+	int rc;
+
+	if (access(ganesha, X_OK))
+		return 0;
+	if ((rc = add_program(root, ganesha, ganesha, err)) || (rc = add_rpcbind(root, err)) ||
+	    (rc = add_plugins(root, "nfs-ganesha-vfs", "ganesha", err)) ||
+	    (rc = add_plugins(root, "libnfsidmap1", "libnfsidmap", err)))
+		return rc;
+	return access("/etc/idmapd.conf", R_OK) ? 0 : copy_same(root, "/etc/idmapd.conf", err);
 }
 
 static int write_text(const char *path, const char *text, mode_t mode, char *err)
@@ -457,6 +522,8 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 	if (add_lsan_suppressions(root, err))
 		goto out;
 	if (g->knfsd && add_knfsd(root, err))
+		goto out;
+	if (g->ganesha && add_ganesha(root, err))
 		goto out;
 	free(p);
 	/* what lib/target/knfsd.c looks for: this is a guest, whose NFS server is ours to run */

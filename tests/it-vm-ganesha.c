@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Integration: the embedded nfs-ganesha (the default --nfs-server) inside a debian:unstable
+ * guest (TCG), so that ganesha on one kernel can be set beside ganesha on another, and beside
+ * knfsd (it-knfsd).  One boot runs write over NFSv3 and NFSv4 on ext4 and tmpfs exports: every
+ * cell ok, served by nfs-ganesha with its version and start recorded, ctime distinct in every
+ * round on that multigrain kernel, no nfsd module loaded for it, and nothing left running after
+ * the run (the guest's init lists ganesha.nfsd and rpcbind too: "vm: LEFT none").
+ */
+#include "config.h"
+#include "helpers.h"
+#include "result.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define ROUNDS 300
+
+static const char *str_at(json_t *j, const char *path)
+{
+	return json_string_value(mgb_json_path(j, path)) ?: "";
+}
+
+/* The (fs, backend) cell of a write document, or NULL. */
+static json_t *cell_of(json_t *doc, const char *fs, const char *backend)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(doc, "cells"), i, c)
+		if (!strcmp(str_at(c, "fs"), fs) && !strcmp(str_at(c, "backend.name"), backend))
+			return c;
+	return NULL;
+}
+
+static void check_cell(json_t *c, const char *fs, int v)
+{
+	json_t *srv = json_object_get(c, "server");
+	double start = json_number_value(mgb_json_path(c, "timings.server_start_ns"));
+
+	T_CHECK(c && !strcmp(str_at(c, "status"), "ok"), "%s nfs%d: ok, not %s (%s)", fs, v, str_at(c, "status"),
+		str_at(c, "error"));
+	if (!c || strcmp(str_at(c, "status"), "ok"))
+		return;
+	T_CHECK(!strcmp(str_at(srv, "software"), "nfs-ganesha") && str_at(srv, "version")[0],
+		"%s nfs%d: served by nfs-ganesha, its version recorded: '%s' '%s'", fs, v, str_at(srv, "software"),
+		str_at(srv, "version"));
+	T_CHECK(!strcmp(str_at(srv, "export_fs"), fs) && json_integer_value(json_object_get(srv, "nfs_version")) == v,
+		"%s nfs%d: export_fs %s, nfs_version %lld", fs, v, str_at(srv, "export_fs"),
+		(long long)json_integer_value(json_object_get(srv, "nfs_version")));
+	T_CHECK(start > 0 && start == json_number_value(json_object_get(srv, "start_ns")),
+		"%s nfs%d: the server's start in timings (%.0f ns)", fs, v, start);
+	/* a multigrain kernel: every round's change is seen over the wire */
+	T_CHECK(t_metric(c, "ctime.distinct") == ROUNDS, "%s nfs%d: ctime distinct %.0f of %d", fs, v,
+		t_metric(c, "ctime.distinct"), ROUNDS);
+	T_CHECK(t_metric(c, "ctime.backwards") == 0, "%s nfs%d: ctime never backwards", fs, v);
+}
+
+static void guest_write(void)
+{
+	const char *path = t_result_path("ganesha.json");
+	const char *args[] = { "vm", "--kernel", "debian:unstable", "-o", path, "--", "run", "write", "--backend",
+			       "nfs3,nfs4", "--fs", "ext4,tmpfs", "--rounds", "300", NULL };
+	static const char *const fss[] = { "ext4", "tmpfs" };
+	struct t_output o;
+	json_t *doc;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "vm: exit %d: %s", o.status, o.err);
+	T_CHECK(o.err && strstr(o.err, "vm: LEFT none"), "nothing left running in the guest: %s",
+		o.err && strstr(o.err, "vm: LEFT") ? strstr(o.err, "vm: LEFT") : "(no LEFT line)");
+	t_output_free(&o);
+	doc = t_load(path);
+	T_CHECK(doc != NULL, "a document");
+	/* ganesha is user space: the guest loads no NFS server module for it */
+	T_CHECK(doc && !mgb_json_path(doc, "vm.modules_s.nfsd"), "no nfsd module loaded");
+	for (size_t f = 0; doc && f < 2; f++)
+		for (int v = 3; v <= 4; v++)
+			check_cell(cell_of(doc, fss[f], v == 3 ? "nfs3" : "nfs4"), fss[f], v);
+	json_decref(doc);
+}
+
+int main(void)
+{
+	struct t_host before;
+
+	t_require(&(struct t_needs){ .root = true, .libnfs = true, .slow = true,
+				     .programs = (const char *const[]){ "qemu-system-x86_64", "/usr/bin/ganesha.nfsd",
+									"/usr/sbin/rpcbind", NULL } });
+	t_host_snapshot(&before);
+	T_RUN(guest_write());
+	t_host_check_clean(&before, "after the guest's ganesha runs");
+	return t_result();
+}
