@@ -2,7 +2,8 @@
 /*
  * Integration: the embedded nfs-ganesha (the default --nfs-server) inside a debian:unstable
  * guest (TCG), so that ganesha on one kernel can be set beside ganesha on another, and beside
- * knfsd (it-knfsd).  One boot runs write over NFSv3 and NFSv4 on ext4 and tmpfs exports: every
+ * knfsd (it-knfsd).  One boot runs write over NFSv3 and NFSv4, through libnfs and through the
+ * guest kernel's client (nfs3-mount, nfs4-mount), on ext4 and tmpfs exports: every
  * cell ok, served by nfs-ganesha with its version and start recorded, ctime distinct in every
  * round on that multigrain kernel, no nfsd module loaded for it, and nothing left running after
  * the run (the guest's init lists ganesha.nfsd and rpcbind too: "vm: LEFT none").
@@ -33,7 +34,7 @@ static json_t *cell_of(json_t *doc, const char *fs, const char *backend)
 	return NULL;
 }
 
-static void check_cell(json_t *c, const char *fs, int v)
+static void check_cell(json_t *c, const char *fs, int v, const char *client)
 {
 	json_t *srv = json_object_get(c, "server");
 	double start = json_number_value(mgb_json_path(c, "timings.server_start_ns"));
@@ -50,6 +51,8 @@ static void check_cell(json_t *c, const char *fs, int v)
 		(long long)json_integer_value(json_object_get(srv, "nfs_version")));
 	T_CHECK(start > 0 && start == json_number_value(json_object_get(srv, "start_ns")),
 		"%s nfs%d: the server's start in timings (%.0f ns)", fs, v, start);
+	T_CHECK(!strcmp(str_at(srv, "client.kind"), client), "%s nfs%d: client %s, not %s", fs, v, client,
+		str_at(srv, "client.kind"));
 	/* a multigrain kernel: every round's change is seen over the wire */
 	T_CHECK(t_metric(c, "ctime.distinct") == ROUNDS, "%s nfs%d: ctime distinct %.0f of %d", fs, v,
 		t_metric(c, "ctime.distinct"), ROUNDS);
@@ -60,7 +63,7 @@ static void guest_write(void)
 {
 	const char *path = t_result_path("ganesha.json");
 	const char *args[] = { "vm", "--kernel", "debian:unstable", "-o", path, "--", "run", "write", "--backend",
-			       "nfs3,nfs4", "--fs", "ext4,tmpfs", "--rounds", "300", NULL };
+			       "nfs3,nfs4,nfs3-mount,nfs4-mount", "--fs", "ext4,tmpfs", "--rounds", "300", NULL };
 	static const char *const fss[] = { "ext4", "tmpfs" };
 	struct t_output o;
 	json_t *doc;
@@ -75,8 +78,10 @@ static void guest_write(void)
 	/* ganesha is user space: the guest loads no NFS server module for it */
 	T_CHECK(doc && !mgb_json_path(doc, "vm.modules_s.nfsd"), "no nfsd module loaded");
 	for (size_t f = 0; doc && f < 2; f++)
-		for (int v = 3; v <= 4; v++)
-			check_cell(cell_of(doc, fss[f], v == 3 ? "nfs3" : "nfs4"), fss[f], v);
+		for (int v = 3; v <= 4; v++) {
+			check_cell(cell_of(doc, fss[f], v == 3 ? "nfs3" : "nfs4"), fss[f], v, "libnfs");
+			check_cell(cell_of(doc, fss[f], v == 3 ? "nfs3-mount" : "nfs4-mount"), fss[f], v, "kernel");
+		}
 	json_decref(doc);
 }
 
