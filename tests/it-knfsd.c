@@ -9,17 +9,22 @@
  * nfsd right after each start (vm --test-knfsd-stop): the cells fail within a few NFS timeouts,
  * their error naming what stopped first.  The write boot also runs nfs3-mount and nfs4-mount:
  * the guest kernel's client mounted on knfsd.  On this host (no nfsd, no NFS client, not a
- * guest) a knfsd cell and an nfs3-mount cell are "unsupported" with their reasons, without a boot.
+ * guest) a knfsd cell and an nfs3-mount cell are "unsupported" with their reasons, without a boot,
+ * and so is a knfsd cell in a guest whose kernel cannot load nfsd (booted without its modules).
  */
 #include "config.h"
 #include "helpers.h"
 #include "result.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ROUNDS 300
 #define NFS_TIMEOUT_S 2
+
+static char unstable_vmlinux[1024];
 
 static const char *str_at(json_t *j, const char *path)
 {
@@ -130,6 +135,10 @@ static void guest_write(void)
 	T_CHECK(json_number_value(mgb_json_path(doc, "vm.modules_s.nfsd")) > 0 &&
 			json_number_value(mgb_json_path(doc, "vm.modules_s.sunrpc")) > 0,
 		"vm.modules_s has nfsd and sunrpc");
+	/* the cached kernel the boot used, for guest_no_nfsd */
+	snprintf(unstable_vmlinux, sizeof(unstable_vmlinux), "%s/debian/%s_%s/vmlinux",
+		 getenv("MGBENCH_CACHE") ?: "/var/cache/mgbench", str_at(doc, "vm.kernel_source.package"),
+		 str_at(doc, "vm.kernel_source.version"));
 	T_CHECK(json_number_value(mgb_json_path(doc, "vm.modules_s.nfsv3")) > 0 &&
 			json_number_value(mgb_json_path(doc, "vm.modules_s.nfsv4")) > 0,
 		"vm.modules_s has the kernel client's nfsv3 and nfsv4");
@@ -184,6 +193,31 @@ static void guest_write(void)
 	json_decref(doc);
 }
 
+/*
+ * A guest kernel without nfsd: the same unstable kernel booted by path without its modules, so
+ * nfsd cannot load.  The cell is unsupported and says why; the run is not a failure.
+ */
+static void guest_no_nfsd(void)
+{
+	const char *path = t_result_path("no-nfsd.json");
+	const char *args[] = { "vm", "--quiet", "--kernel", unstable_vmlinux, "-o", path, "--", "run", "write",
+			       "--backend", "nfs3", "--nfs-server", "knfsd", "--fs", "tmpfs", "--rounds", "50", NULL };
+	struct t_output o;
+	json_t *doc, *c;
+
+	T_CHECK(!access(unstable_vmlinux, R_OK), "the write boot's kernel in the cache: %s", unstable_vmlinux);
+	if (access(unstable_vmlinux, R_OK))
+		return;
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "no nfsd: exit %d (an unsupported cell is not a failure): %s", o.status, o.err);
+	t_output_free(&o);
+	doc = t_load(path);
+	c = doc ? cell_of(doc, "tmpfs", "nfs3") : NULL;
+	T_CHECK(c && !strcmp(str_at(c, "status"), "unsupported") && strstr(str_at(c, "error"), "has no nfsd"),
+		"a guest without nfsd: unsupported, saying so: %s %s", str_at(c, "status"), str_at(c, "error"));
+	json_decref(doc);
+}
+
 /* A server that stops under the cell fails it soon, saying what stopped first. */
 static void guest_stopped(const char *what, const char *says)
 {
@@ -230,6 +264,7 @@ int main(void)
 	T_RUN(host_unsupported());
 	T_RUN(host_no_client());
 	T_RUN(guest_write());
+	T_RUN(guest_no_nfsd());
 	T_RUN(guest_stopped("mountd", "rpc.mountd exited"));
 	T_RUN(guest_stopped("nfsd", "the kernel's nfsd has no threads"));
 	t_host_check_clean(&before, "after the knfsd runs");
