@@ -94,6 +94,7 @@ struct console {
 	int status;
 	double t0, run_s;
 	char last[256];     /* the last console line, for a "no document" message */
+	char oops[100], rip[80]; /* what a panic follows: the oops's first line and where */
 	json_t *modules;    /* module name -> seconds its insmod took (guest uptime) */
 };
 
@@ -111,6 +112,14 @@ static void append(char **buf, size_t *len, size_t *cap, const char *s, size_t n
 	memcpy(*buf + *len, s, n);
 	*len += n;
 	(*buf)[*len] = '\0';
+}
+
+/* A kernel line without its "[    1.234567] " time stamp. */
+static const char *console_text(const char *l)
+{
+	const char *e = l[0] == '[' ? strstr(l, "] ") : NULL;
+
+	return e ? e + 2 : l;
 }
 
 static void console_line(struct console *c, char *l, bool quiet)
@@ -155,6 +164,10 @@ static void console_line(struct console *c, char *l, bool quiet)
 		append(&c->stderr_text, &c->stderr_len, &c->stderr_cap, "\n", 1);
 	} else if (strstr(l, "Kernel panic - not syncing") && !c->panic[0])
 		snprintf(c->panic, sizeof(c->panic), "%s", strstr(l, "Kernel panic"));
+	else if (!c->oops[0] && (strstr(l, "BUG: ") || strstr(l, "Oops: ") || strstr(l, "general protection fault")))
+		snprintf(c->oops, sizeof(c->oops), "%s", console_text(l));
+	else if (c->oops[0] && !c->rip[0] && strstr(l, "RIP: "))
+		snprintf(c->rip, sizeof(c->rip), "%s", strstr(l, "RIP: "));
 	if (quiet)
 		return;
 	/* the guest's own output as it is; our markers as short notes */
@@ -332,7 +345,12 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 		rc = 0;
 		break;
 	case BOOT_PANIC:
-		mgb_err(err, "the guest kernel panicked: %s", c.panic);
+		/* one line, with the oops that led to it: under --quiet nothing else of the console shows */
+		if (c.oops[0])
+			mgb_err(err, "the guest kernel panicked: %s (after %s%s%s)", c.panic, c.oops, c.rip[0] ? "; " : "",
+				c.rip);
+		else
+			mgb_err(err, "the guest kernel panicked: %s", c.panic);
 		break;
 	case BOOT_TIMEOUT:
 		mgb_err(err, "the guest did not finish within %u s (--timeout); last console line: %.120s",
