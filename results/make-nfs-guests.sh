@@ -5,7 +5,7 @@
 # libnfs (nfs3, nfs4) and the guest kernel's client (nfs3-mount, nfs4-mount), on ext4, xfs,
 # btrfs and tmpfs exports.  As root, from a built tree, on an otherwise idle machine:
 #     results/make-nfs-guests.sh [MGBENCH]
-# About 70 minutes on two CPUs under TCG (the kernels are downloaded into the cache once).
+# About an hour on two CPUs under TCG (the kernels are downloaded into the cache once).
 set -eu
 mgbench=${1:-./mgbench}
 out=$(dirname "$0")/nfs-guests
