@@ -470,13 +470,16 @@ static void no_lock_left_behind(void)
 
 int main(void)
 {
-	const char *dir = tmp_path("patches"), *out = tmp_path("kdir"), *out2 = tmp_path("kdir2");
-	char patch[600];
+	/* copies: tmp_path's ring of buffers is reused by the cases' own names before the end */
+	char dir[512], out[512], out2[512], patch[600];
 	struct t_output o;
 	double t0, t_built, t_cached;
 	bool compiled;
 	char *release = NULL;
 
+	snprintf(dir, sizeof(dir), "%s", tmp_path("patches"));
+	snprintf(out, sizeof(out), "%s", tmp_path("kdir"));
+	snprintf(out2, sizeof(out2), "%s", tmp_path("kdir2"));
 	t_require(&(struct t_needs){ .root = true, .slow = true });
 	T_RUN(not_a_tree());
 	T_RUN(bad_patch_fails_early());
