@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_SOURCE = 256, OPT_PATCHES, OPT_CONFIG, OPT_FUZZ };
+enum { OPT_SOURCE = 256, OPT_PATCHES, OPT_CONFIG, OPT_CONFIG_ONLY, OPT_FUZZ };
 
 static const struct mgb_cmd_option build_options[] = {
 	{ "source", 0, "SRC", "a kernel tree (never modified), or a Debian\nkernel (linux-source-*, fetched into the cache)",
@@ -23,7 +23,9 @@ static const struct mgb_cmd_option build_options[] = {
 	{ "patches", 0, "P",
 	  "a patch file, or a directory of *.patch/*.diff/*.mbox\napplied in name order; repeat to add more, in order",
 	  OPT_PATCHES },
-	{ "config", 0, "FRAG", "more config options (CONFIG_X=y lines), checked too", OPT_CONFIG },
+	{ "config", 0, "FRAG", "more config options (CONFIG_X=y lines), checked too;\n'debian': Debian's config for the version, reduced,\nin place of tinyconfig (both may be given)",
+	  OPT_CONFIG },
+	{ "config-only", 0, NULL, "make and check the config, print it, build nothing", OPT_CONFIG_ONLY },
 	{ "fuzz", 0, "N", "let a hunk's context miss N lines (default 0; the\nmanifest records each hunk moved)", OPT_FUZZ },
 	{ "jobs", 'j', "N", "make jobs (default: the CPU count)", 'j' },
 	{ "output", 'o', "DIR", "copy the build here (default: its cache directory)", 'o' },
@@ -36,9 +38,10 @@ static const struct mgb_cmdline build_cmdline = { .verb = "kernel build", .opts 
 static void build_usage(FILE *f)
 {
 	fprintf(f, "usage: mgbench kernel build --source SRC [--patches P]... [options]\n\n"
-		   "Build a guest kernel for `mgbench vm --kernel DIR` (tinyconfig plus\n"
-		   "mgbench's fragment, everything built in), cached by source, patches\n"
-		   "and config.  Prints the build directory.\n\n");
+		   "Build a guest kernel for `mgbench vm --kernel DIR` (tinyconfig, or\n"
+		   "Debian's config with --config debian, plus mgbench's fragment,\n"
+		   "everything built in), cached by source, patches and config.  Prints\n"
+		   "the build directory.\n\n");
 	mgb_cmd_options_print(f, build_options);
 	fprintf(f, "\nDebian kernels: %s.\n", mgb_debian_kernel_names(true));
 }
@@ -58,7 +61,13 @@ static int cmd_kernel_build(int argc, char **argv)
 		switch (c) {
 		case OPT_SOURCE: b.source = optarg; break;
 		case OPT_PATCHES: patches[n++] = optarg; break;
-		case OPT_CONFIG: b.config = optarg; break;
+		case OPT_CONFIG:
+			if (mgb_kbuild_config_arg(&b, optarg, err)) {
+				free(patches);
+				return mgb_usage_error("kernel build", "%s", err);
+			}
+			break;
+		case OPT_CONFIG_ONLY: b.config_only = true; break;
 		case OPT_FUZZ:
 			if (mgb_parse_u64(optarg, &j) || j > 3) {
 				free(patches);
@@ -89,10 +98,17 @@ static int cmd_kernel_build(int argc, char **argv)
 		return mgb_usage_error("kernel build", "--source is required (a kernel tree, %s)",
 				       mgb_debian_kernel_names(true));
 	}
+	if (b.config_only && b.output) {
+		free(patches);
+		return mgb_usage_error("kernel build", "--config-only builds nothing to put in -o %s", b.output);
+	}
 	b.patches = patches;
 	if (mgb_kbuild_run(&b, err)) {
 		fprintf(stderr, "mgbench kernel build: %s\n", err);
 		rc = MGB_EXIT_FAIL; /* dispatch makes a stop 128 + the signal */
+	} else if (b.config_only) {
+		fputs(b.config_text, stdout);
+		rc = fflush(stdout) ? MGB_EXIT_FAIL : MGB_EXIT_OK;
 	} else {
 		if (!b.quiet)
 			fprintf(stderr, "mgbench kernel build: %s %s (built in %.0f s)\n", b.release,

@@ -37,7 +37,7 @@ static const struct mgb_cmd_option options[] = {
 	{ "source", 0, "SRC", "a kernel tree or a Debian kernel, as kernel build", OPT_SOURCE },
 	{ "patches", 0, "P", "the series, as kernel build: a file or a directory,\nrepeat to add more, in order",
 	  OPT_PATCHES },
-	{ "config", 0, "FRAG", "more config options, as kernel build", OPT_CONFIG },
+	{ "config", 0, "FRAG", "more config options, or 'debian', as kernel build", OPT_CONFIG },
 	{ "fuzz", 0, "N", "patch's fuzz, as kernel build (default 0)", OPT_FUZZ },
 	{ "metric", 0, "M", "the metric judged (a column header or key, as\ncompare's --metrics)", OPT_METRIC },
 	{ "good", 0, "N|REV", "the prefix known not to change it: the first N\npatches (default 0, the source alone);\n"
@@ -79,6 +79,7 @@ struct bisect {
 	/* the request */
 	const char **patch_args;
 	const char *source, *config, *metric, *outdir, *cpus, *mem, *timeout;
+	bool config_debian; /* --config debian */
 	const char *good_rev, *bad_rev; /* a git source's --good and --bad */
 	bool use_git;
 	struct mgb_bisect_git git;
@@ -115,7 +116,7 @@ static const char *label(struct bisect *b, size_t k)
 /* Build the first k patches (or find them in the cache): the build directory in b->kdirs[k]. */
 static int build_prefix(struct bisect *b, size_t k, char *err)
 {
-	struct mgb_kbuild kb = { .source = b->source, .config = b->config, .jobs = b->jobs, .quiet = b->quiet,
+	struct mgb_kbuild kb = { .source = b->source, .config = b->config, .config_debian = b->config_debian, .jobs = b->jobs, .quiet = b->quiet,
 				 .fuzz = b->fuzz };
 	const char **patches = calloc(k + 1, sizeof(*patches));
 	int rc;
@@ -449,7 +450,16 @@ static int parse(struct bisect *b, int argc, char **argv, int *n_patches)
 		switch (c) {
 		case OPT_SOURCE: b->source = optarg; break;
 		case OPT_PATCHES: b->patch_args[(*n_patches)++] = optarg; break;
-		case OPT_CONFIG: b->config = optarg; break;
+		case OPT_CONFIG: {
+			struct mgb_kbuild t = { .config = b->config, .config_debian = b->config_debian };
+			char err[MGB_ERR_LEN];
+
+			if (mgb_kbuild_config_arg(&t, optarg, err))
+				return mgb_usage_error("kernel bisect", "%s", err);
+			b->config = t.config;
+			b->config_debian = t.config_debian;
+			break;
+		}
 		case OPT_FUZZ:
 			if (mgb_parse_u64(optarg, &v) || v > 3)
 				return mgb_usage_error("kernel bisect", "--fuzz wants 0 to 3 lines, not '%s'", optarg);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mgbench kernel build: a guest kernel from a source (a tree, or Debian's linux-source), patches
- * and config fragments, built with tinyconfig plus mgbench's fragment and cached by all three.
+ * and config fragments, built with tinyconfig (or Debian's config, reduced) plus mgbench's fragment
+ * and cached by all of them.
  * The contract of lib/kbuild/, used by cmd/kernel.c (and by vm, which boots the builds).
  */
 #ifndef MGB_KBUILD_H
@@ -14,13 +15,17 @@ struct mgb_kbuild {
 	const char *source;          /* a kernel tree, or debian:6.1 / debian:6.12 */
 	const char *const *patches;  /* files or directories of patches, in order; NULL-terminated */
 	const char *config;          /* the user's fragment, or NULL */
+	bool config_debian;          /* --config debian: Debian's config for the version, reduced,
+				      * in place of tinyconfig */
 	const char *output;          /* -o DIR, or NULL: the cache entry is the build directory */
 	unsigned fuzz;               /* patch's --fuzz (0: a hunk's context must match exactly) */
 	unsigned jobs;
 	bool quiet;
+	bool config_only;            /* stop after the config is made and checked: config_text */
 	/* results */
 	char *dir;                   /* the build directory */
 	char *release;               /* the built kernel's release (uname -r) */
+	char *config_text;           /* config_only: the .config a build would use */
 	bool cached;                 /* served from the cache */
 	double build_s;              /* wall time of the build (this one, or the cached one's) */
 	bool tree_kept;              /* built in the previous build's work tree, not a fresh copy */
@@ -37,6 +42,10 @@ void mgb_kbuild_free(struct mgb_kbuild *b);
  * bisect, which builds the series' prefixes.  -1 with err for a missing or empty patch. */
 int mgb_kbuild_series(const char *const *args, char ***files, size_t *n, char *err);
 void mgb_kbuild_series_free(char **files, size_t n);
+
+/* A --config argument: "debian" sets config_debian, anything else is the fragment's path
+ * (./debian for a file of that name); -1 with err for a second fragment or a second debian. */
+int mgb_kbuild_config_arg(struct mgb_kbuild *b, const char *arg, char *err);
 
 /* The fragment compiled in from lib/kbuild/kernel.config. */
 extern const char mgb_kbuild_fragment[];

@@ -6,7 +6,8 @@
  * second (sanitizer) pass and every later run reuse it.  Then mgbench vm boots it and runs write
  * and ordering on ext4 and tmpfs: coarse stamps (about one distinct ctime per tick), no
  * inversion.  Bad input fails early: a patch that does not apply, naming it and its hunk,
- * before anything compiles; a directory that is not a kernel tree.
+ * before anything compiles; a directory that is not a kernel tree.  --config debian makes
+ * Debian's own 6.1 config, reduced to a guest (checked up to the config: its build is an hour).
  */
 #include "config.h"
 #include "helpers.h"
@@ -191,6 +192,8 @@ static char *check_build(const char *out, const char *patch)
 	json_t *patches = json_object_get(m, "patches");
 
 	T_CHECK(!strcmp(json_string_value(json_object_get(m, "source")) ?: "", "debian:6.1"), "source debian:6.1");
+	T_CHECK(!strcmp(json_string_value(json_object_get(m, "config_base")) ?: "", "tinyconfig"),
+		"config_base tinyconfig");
 	T_CHECK(!strncmp(version, "6.1.", 4), "version 6.1.y: %s", version);
 	T_CHECK(strlen(rel) > 8 && !strcmp(rel + strlen(rel) - 8, "-mgbtest"), "release carries the patch: %s", rel);
 	T_CHECK(json_array_size(patches) == 1, "one patch in the manifest");
@@ -441,6 +444,112 @@ static void bisect_git(const char *extraversion)
 	unlink(p3);
 }
 
+/* Of text's "CONFIG_X=y" lines (Debian's built-in options): how many, how many the other text
+ * has too, and the names of those it offers but has off ("# CONFIG_X is not set"; one it lacks
+ * altogether is hidden, its dependency a module turned off), in off. */
+static void builtins_kept(const char *text, const char *other, int *builtin, int *kept, char *off, size_t len)
+{
+	*builtin = *kept = 0;
+	*off = '\0';
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t n = strcspn(l, "\n");
+		char line[300];
+
+		if (n < 3 || n + 20 >= sizeof(line) || strncmp(l, "CONFIG_", 7) || strncmp(l + n - 2, "=y", 2))
+			continue;
+		snprintf(line, sizeof(line), "\n%.*s\n", (int)n, l);
+		(*builtin)++;
+		*kept += strstr(other, line) != NULL;
+		snprintf(line, sizeof(line), "\n# %.*s is not set\n", (int)n - 2, l);
+		if (strstr(other, line))
+			snprintf(off + strlen(off), len - strlen(off), " %.*s", (int)n - 2, l);
+	}
+}
+
+/* --config debian: Debian's config for 6.1, from the linux-image package `vm --kernel
+ * debian:6.1` boots, reduced to a guest; checked with --config-only (the full build takes
+ * an hour on two CPUs: results/faithful-config has one). */
+static void debian_config(void)
+{
+	const char *cache = getenv("MGBENCH_CACHE") ?: "/var/cache/mgbench";
+	const char *args[] = { "kernel", "build", "-q", "--source", "debian:6.1", "--config", "debian", "--config-only",
+			       NULL };
+	struct t_output o;
+	char pattern[600];
+	glob_t g = { 0 };
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "--config debian --config-only exits 0, got %d: %s", o.status, o.err);
+	const char *c = o.out ? o.out : "";
+	/* Debian's timekeeping, preemption and -O choices: its own, not the fragment's NO_HZ_IDLE */
+	T_CHECK(strstr(c, "\nCONFIG_HZ=250\n") && strstr(c, "\nCONFIG_HIGH_RES_TIMERS=y\n") &&
+			strstr(c, "\nCONFIG_NO_HZ_FULL=y\n") && strstr(c, "\nCONFIG_PREEMPT_VOLUNTARY=y\n") &&
+			strstr(c, "\nCONFIG_PREEMPT_DYNAMIC=y\n") && strstr(c, "\nCONFIG_KVM_GUEST=y\n") &&
+			strstr(c, "\nCONFIG_PARAVIRT_CLOCK=y\n") &&
+			strstr(c, "\nCONFIG_CC_OPTIMIZE_FOR_PERFORMANCE=y\n"),
+		"Debian 6.1's HZ 250, high-resolution timers, NO_HZ_FULL, voluntary/dynamic preemption, kvmclock, -O2");
+	T_CHECK(strstr(c, "\n# CONFIG_MODULES is not set\n") && !strstr(c, "=m\n") &&
+			strstr(c, "\nCONFIG_DEBUG_INFO_NONE=y\n"),
+		"reduced: no modules, no =m left, no debug info");
+	T_CHECK(strstr(c, "\nCONFIG_EXT4_FS=y\n") && strstr(c, "\nCONFIG_XFS_FS=y\n") &&
+			strstr(c, "\nCONFIG_BTRFS_FS=y\n") && strstr(c, "\nCONFIG_VIRTIO_BLK=y\n") &&
+			strstr(c, "\nCONFIG_IO_URING=y\n") && strstr(c, "\nCONFIG_EVENT_TRACING=y\n"),
+		"built in: what a guest run needs (Debian has the filesystems as modules)");
+	/* the base is Debian's file: what tinyconfig never has, and nearly all Debian builds in */
+	snprintf(pattern, sizeof(pattern), "%s/debian/linux-image-6.1.*/boot/config-*", cache);
+	if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc >= 1) {
+		char *shipped = t_slurp(g.gl_pathv[g.gl_pathc - 1]), off[4096];
+		int builtin = 0, kept = 0;
+
+		if (shipped)
+			builtins_kept(shipped, c, &builtin, &kept, off, sizeof(off));
+		/* off on purpose: modules, debug info (DWARF_TOOLCHAIN_DEFAULT is its =y choice) and
+		 * btrfs's raid6 benchmark at every boot */
+		T_CHECK(builtin > 1000 && kept > builtin / 2 &&
+				strlen(off) == strlen(" CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT CONFIG_MODULES CONFIG_RAID6_PQ_BENCHMARK") &&
+				strstr(off, " CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT") && strstr(off, " CONFIG_MODULES") &&
+				strstr(off, " CONFIG_RAID6_PQ_BENCHMARK"),
+			"every built-in option of Debian's the guest's config offers is built in but the three "
+			"turned off on purpose: off:%s (%d of %d kept; %s)", off, kept, builtin, g.gl_pathv[g.gl_pathc - 1]);
+		fprintf(stderr, "--config debian: %d of Debian's %d built-in options kept; off:%s\n", kept, builtin, off);
+		free(shipped);
+	} else {
+		T_CHECK(false, "the linux-image package's config is in the cache (%s)", pattern);
+	}
+	globfree(&g);
+	t_output_free(&o);
+
+	/* bad input: usage errors, and a version Debian has no config for */
+	const char *twice[] = { "kernel", "build", "--source", "debian:6.1", "--config", "debian", "--config", "debian", NULL };
+	t_mgbench(&o, twice);
+	T_CHECK(o.status == 2 && strstr(o.err, "--config debian given twice"), "debian twice: %d %s", o.status, o.err);
+	t_output_free(&o);
+	const char *with_o[] = { "kernel", "build", "--source", "debian:6.1", "--config-only", "-o", "/tmp/x", NULL };
+	t_mgbench(&o, with_o);
+	T_CHECK(o.status == 2 && strstr(o.err, "--config-only builds nothing"), "--config-only -o: %d %s", o.status,
+		o.err);
+	t_output_free(&o);
+
+	const char *tree = tmp_path("tree-5.10");
+	char f[700];
+
+	mkdir(tree, 0755);
+	snprintf(f, sizeof(f), "%s/Makefile", tree);
+	write_file(f, "VERSION = 5\nPATCHLEVEL = 10\nSUBLEVEL = 0\nEXTRAVERSION =\n");
+	snprintf(f, sizeof(f), "%s/Kconfig", tree);
+	write_file(f, "mainmenu \"Linux\"\n");
+	snprintf(f, sizeof(f), "%s/arch", tree);
+	mkdir(f, 0755);
+	snprintf(f, sizeof(f), "%s/arch/x86", tree);
+	mkdir(f, 0755);
+	const char *old[] = { "kernel", "build", "--source", tree, "--config", "debian", "--config-only", NULL };
+	t_mgbench(&o, old);
+	T_CHECK(o.status == 1 && strstr(o.err, "Debian ships no kernel config mgbench knows for 5.10"),
+		"a 5.10 tree: %d %s", o.status, o.err);
+	t_output_free(&o);
+	mgb_remove_tree(tree);
+}
+
 /* A build's key lock goes with the build: the cache keeps no .lock nobody holds. */
 static void no_lock_left_behind(void)
 {
@@ -521,6 +630,8 @@ int main(void)
 		T_RUN(boot(out, release));
 	T_RUN(bisect(patch));
 	T_RUN(bisect_git(patch));
+	T_RUN(debian_config());
+	T_RUN(no_lock_left_behind());
 	free(release);
 	mgb_remove_tree(out);
 	mgb_remove_tree(out2);

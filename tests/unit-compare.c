@@ -272,6 +272,26 @@ int main(void)
 			       "CONFIG_HIGH_RES_TIMERS \"y\" vs \"not set\""),
 		"guest configs that differ are named: %s", json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)));
 	json_decref(cmp);
+
+	/* a tinyconfig build and a --config debian build of the same source: the base is named, in
+	 * the warning and in the label */
+	json_object_set_new(json_object_get(b, "vm"), "kernel_config", json_deep_copy(json_object_get(json_object_get(a, "vm"), "kernel_config")));
+	json_object_set_new(json_object_get(a, "vm"), "kernel_source",
+			    json_pack("{s:{s:s, s:s}}", "manifest", "version", "6.1.192", "config_base", "tinyconfig"));
+	json_object_set_new(json_object_get(b, "vm"), "kernel_source",
+			    json_pack("{s:{s:s, s:s}}", "manifest", "version", "6.1.192", "config_base", "debian"));
+	cmp = run(a, b);
+	T_CHECK(strstr(json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)) ?: "",
+		       "config base \"tinyconfig\" vs \"debian\""),
+		"the config base is named: %s", json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)));
+	json_decref(cmp);
+	{
+		char *la = mgb_doc_describe(a), *lb = mgb_doc_describe(b);
+
+		T_CHECK(!strstr(la, "Debian") && strstr(lb, "6.1.192, Debian config"), "labels: '%s' and '%s'", la, lb);
+		free(la);
+		free(lb);
+	}
 	json_decref(a);
 	json_decref(b);
 

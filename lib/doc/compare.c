@@ -46,6 +46,9 @@ char *mgb_doc_describe(json_t *doc)
 	if (json_array_size(patches))
 		snprintf(extra, sizeof(extra), " + %zu patch%s", json_array_size(patches),
 			 json_array_size(patches) == 1 ? "" : "es");
+	/* --config debian: not the tinyconfig build of the same source and patches */
+	if (!strcmp(json_string_value(json_object_get(manifest, "config_base")) ?: "", "debian"))
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), ", Debian config");
 	if (asprintf(&s, "%s%s%s%s%s%s%s", release ? release : "unknown kernel", extra, mg ? ", " : "", mg ? mg : "",
 		     vm ? ", qemu " : "", vm ? (accel ? accel : "?") : "", "") < 0)
 		abort();
@@ -71,6 +74,11 @@ static json_t *doc_identity(json_t *doc)
 		free(s);
 		json_object_set(id, "outer host", json_object_get(vm, "host") ?: json_null());
 		json_object_set(id, "outer CPU", json_object_get(vm, "host_cpu") ?: json_null());
+		/* a `mgbench kernel build`'s base config: tinyconfig (or not recorded, before
+		 * --config debian) or debian */
+		json_object_set(id, "config base",
+				json_object_get(json_object_get(json_object_get(vm, "kernel_source"), "manifest"),
+						"config_base") ?: json_null());
 		/* the guest kernel's timekeeping, preemption and -O options, by name: two builds of
 		 * one series with different configs are not the same kernel */
 		{

@@ -60,6 +60,21 @@ static int check_tools(bool debian, char *err)
 	return 0;
 }
 
+/* text as the whole of path (in the work tree, which only root's builds write). */
+static int write_file(const char *path, const char *text, char *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	size_t len = strlen(text);
+
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
+		mgb_err(err, "cannot write %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return close(fd) ? mgb_err(err, "cannot write %s: %s", path, strerror(errno)) : 0;
+}
+
 static char *read_text(const char *path, char *err)
 {
 	FILE *f = fopen(path, "r");
@@ -336,6 +351,7 @@ struct job {
 	struct mgb_kb_patch *patches;
 	size_t npatches;
 	char *user_frag, *cache, *key_dir, *work;
+	struct mgb_kb_debian deb; /* --config debian: the base config */
 	char key[65], frag_sha[65];
 	char base[65]; /* the key but the patches: a work tree of the same base can be reused */
 	char *compiler;   /* gcc --version's first line: in the key and the manifest */
@@ -412,6 +428,8 @@ static int build(struct job *j, char *err)
 	FILE *logf = NULL;
 	json_t *m = NULL, *pl, *hashes = NULL;
 	char *release = NULL, config_sha[65];
+	/* on Debian's config, the fragment without its timekeeping section (kbuild_debian.c) */
+	const char *fragment = b->config_debian ? j->deb.fragment : mgb_kbuild_fragment;
 
 	tmpdir[0] = '\0';
 	if (strlen(j->work) > PATH_MAX / 2 - 64)
@@ -453,18 +471,25 @@ static int build(struct job *j, char *err)
 	const char *mk[] = { "make", "-C", src, ostr, "ARCH=x86_64", "LOCALVERSION=", "KBUILD_BUILD_USER=mgbench",
 			     "KBUILD_BUILD_HOST=mgbench", "KBUILD_BUILD_VERSION=1", jobs,
 			     j->ccache_env ? "CC=ccache gcc" : "CC=gcc", NULL, NULL };
-	stage(j, "configuring (tinyconfig + %s)", b->config ? "mgbench's fragment + yours" : "mgbench's fragment");
-	mk[11] = "tinyconfig";
-	if ((st = mgb_kb_run_logged(mk, NULL, env, logfd, MGB_KB_PROGRESS_NONE, "", err))) {
-		if (st > 0)
-			make_failed(j, "tinyconfig", st, log, err);
-		goto out;
-	}
+	stage(j, b->config ? "configuring (%s + mgbench's fragment + yours)" : "configuring (%s + mgbench's fragment)",
+	      b->config_debian ? "Debian's config, reduced" : "tinyconfig");
 	snprintf(p, sizeof(p), "%s/.config", obj);
+	if (b->config_debian) {
+		/* the base is Debian's file: olddefconfig below fills what this tree has and it lacks */
+		if (mgb_mkdirs(obj, err) || write_file(p, j->deb.config, err))
+			goto out;
+	} else {
+		mk[11] = "tinyconfig";
+		if ((st = mgb_kb_run_logged(mk, NULL, env, logfd, MGB_KB_PROGRESS_NONE, "", err))) {
+			if (st > 0)
+				make_failed(j, "tinyconfig", st, log, err);
+			goto out;
+		}
+	}
 	{
 		FILE *c = fopen(p, "a");
 
-		if (!c || fprintf(c, "\n%s\n%s\n", mgb_kbuild_fragment, j->user_frag ? j->user_frag : "") < 0 ||
+		if (!c || fprintf(c, "\n%s\n%s\n", fragment, j->user_frag ? j->user_frag : "") < 0 ||
 		    fclose(c)) {
 			mgb_err(err, "cannot append to %s", p);
 			goto out;
@@ -476,11 +501,24 @@ static int build(struct job *j, char *err)
 			make_failed(j, "olddefconfig", st, log, err);
 		goto out;
 	}
-	if (mgb_kb_config_verify(p, mgb_kbuild_fragment, "mgbench's kernel.config", j->user_frag, err) ||
+	if ((b->config_debian &&
+	     mgb_kb_config_verify(p, mgb_kb_debian_reduction, "--config debian's reduction", j->user_frag, err)) ||
+	    mgb_kb_config_verify(p, fragment, "mgbench's kernel.config", j->user_frag, err) ||
 	    (j->user_frag && mgb_kb_config_verify(p, j->user_frag, b->config, NULL, err)) ||
-	    mgb_kb_config_known(src, p, mgb_kbuild_fragment, "mgbench's kernel.config", err) ||
+	    mgb_kb_config_known(src, p, fragment, "mgbench's kernel.config", err) ||
 	    (j->user_frag && mgb_kb_config_known(src, p, j->user_frag, b->config, err)) || stopped(err))
 		goto out;
+	if (b->config_only) { /* the .config as it would be built; the tree stays for that build */
+		if (!(b->config_text = read_text(p, err)))
+			goto out;
+		rc = 0;
+		if (mgb_kb_tree_save(j->work, j->base, j->src.id, j->patches, j->npatches, err)) {
+			free(b->config_text);
+			b->config_text = NULL;
+			rc = -1;
+		}
+		goto out;
+	}
 	stage(j, "compiling (make %s bzImage)", jobs);
 	mk[11] = "bzImage";
 	if ((st = mgb_kb_run_logged(mk, NULL, env, logfd, j->compile_progress, "mgbench kernel: compiling", err))) {
@@ -558,6 +596,13 @@ static int build(struct job *j, char *err)
 		      "built", when, "build_s", b->build_s, "jobs", (int)b->jobs, "compiler",
 		      j->compiler, "mgbench_version", PACKAGE_VERSION, "ccache", j->ccache_env != NULL,
 		      "build_procedure", MGB_KBUILD_PROCEDURE, "fuzz", (int)b->fuzz);
+	if (m)
+		json_object_set_new(m, "config_base", json_string(b->config_debian ? "debian" : "tinyconfig"));
+	if (m && b->config_debian)
+		json_object_set_new(m, "config_debian",
+				    json_pack("{s:s, s:s, s:s, s:s, s:s, s:i}", "package", j->deb.package, "version",
+					      j->deb.version, "release", j->deb.release, "sha256", j->deb.debian_sha256,
+					      "reduced_sha256", j->deb.sha256, "modules_off", (int)j->deb.modules_off));
 	if (m)
 		json_object_set_new(m, "work_tree", json_pack("{s:b, s:i}", "kept", b->tree_kept, "patches_kept",
 							      (int)b->patches_kept));
@@ -758,10 +803,24 @@ static void key_version(const char *v, char *out, size_t len)
 		out[0] = '_';
 }
 
+int mgb_kbuild_config_arg(struct mgb_kbuild *b, const char *arg, char *err)
+{
+	if (!strcmp(arg, "debian")) {
+		if (b->config_debian)
+			return mgb_err(err, "--config debian given twice");
+		b->config_debian = true;
+		return 0;
+	}
+	if (b->config)
+		return mgb_err(err, "--config takes one fragment file (and 'debian'), not both %s and %s", b->config, arg);
+	b->config = arg;
+	return 0;
+}
+
 int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 {
 	struct job j = { .b = b };
-	char keytext[8192], common[256], p[PATH_MAX], kver[128], lockpath[PATH_MAX + 8] = "", *keyname = NULL, *buildlock = NULL;
+	char keytext[8192], common[512], p[PATH_MAX], kver[128], lockpath[PATH_MAX + 8] = "", *keyname = NULL, *buildlock = NULL;
 	json_t *hashes = NULL;
 	int rc = -1, lockfd = -1, buildfd = -1;
 	size_t kl, cl;
@@ -787,7 +846,8 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 		goto out;
 	if (!(j.cache = mgb_cache_dir(err)) || cache_subdir(j.cache, "src", err) ||
 	    cache_subdir(j.cache, "kbuild", err) || cache_subdir(j.cache, "ccache", err) ||
-	    compiler_and_ccache(&j, err) || mgb_kb_source_get(b->source, j.cache, b->quiet, &j.src, err))
+	    compiler_and_ccache(&j, err) || mgb_kb_source_get(b->source, j.cache, b->quiet, &j.src, err) ||
+	    (b->config_debian && mgb_kb_debian_config(&j.src, b->quiet, &j.deb, err)))
 		goto out;
 
 	/* the key: how mgbench builds, the compiler, what the source is, the fragments, the patches in
@@ -801,6 +861,8 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 		mgb_sha256_buf(j.user_frag, strlen(j.user_frag), h);
 		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "user-fragment %s\n", h);
 	}
+	if (b->config_debian) /* tinyconfig's keys stay as they were */
+		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "config-base debian %s\n", j.deb.sha256);
 	if (b->fuzz) /* fuzz 0 keeps the keys builds had before --fuzz existed */
 		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "fuzz %u\n", b->fuzz);
 	kl = (size_t)snprintf(keytext, sizeof(keytext),
@@ -834,6 +896,15 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 		goto out;
 	}
 	snprintf(p, sizeof(p), "%s/manifest.json", j.key_dir);
+	if (b->config_only) {
+		if ((buildfd = lock_key(buildlock)) < 0) {
+			mgb_err(err, "cannot lock %s: %s", buildlock, strerror(errno));
+			goto out;
+		}
+		rc = build(&j, err);
+		unlock_key(buildlock, buildfd);
+		goto out;
+	}
 	if (access(p, R_OK)) {
 		if (!b->quiet && !j.progress)
 			fprintf(stderr, "mgbench kernel: building %s (%s%s) with -j%u\n", j.src.label, j.src.version,
@@ -871,6 +942,7 @@ out:
 	mgb_kb_source_free(&j.src);
 	mgb_kb_patches_free(j.patches, j.npatches);
 	free(j.user_frag);
+	mgb_kb_debian_free(&j.deb);
 	free(j.cache);
 	free(j.key_dir);
 	free(j.work);
@@ -885,5 +957,6 @@ void mgb_kbuild_free(struct mgb_kbuild *b)
 {
 	free(b->dir);
 	free(b->release);
-	b->dir = b->release = NULL;
+	free(b->config_text);
+	b->dir = b->release = b->config_text = NULL;
 }

@@ -85,6 +85,31 @@ int mgb_kb_config_known(const char *tree, const char *config_path, const char *f
 /* Lines of a user fragment that are neither options, comments nor blank: -1 naming the first. */
 int mgb_kb_config_parse(const char *fragment, const char *what, char *err);
 
+/* --config debian (kbuild_debian.c): Debian's config for the source's version, reduced to a
+ * guest (=m options off, no debug info, no signing certificates); the base in place of tinyconfig. */
+struct mgb_kb_debian {
+	char *config;           /* the reduced config, ending with mgb_kb_debian_reduction */
+	char *fragment;         /* mgb_kb_debian_fragment(): what goes on top of it */
+	char sha256[65];        /* of config: in the cache key */
+	char debian_sha256[65]; /* of Debian's file as shipped */
+	size_t modules_off;     /* =m options turned off */
+	char *package, *version, *release; /* the linux-image package it came from */
+};
+extern const char mgb_kb_debian_reduction[];
+/* mgbench's fragment from its MGB_KB_MACHINE_MARK line on, without the lines only tinyconfig
+ * needs: what a guest needs, without the first section (HZ, timers, NO_HZ, preemption, -O2 as
+ * tinyconfig lacks them), which Debian's config has its own values for.  malloc'd; NULL if
+ * kernel.config lost that line. */
+#define MGB_KB_MACHINE_MARK "# the machine:"
+char *mgb_kb_debian_fragment(void);
+/* The config of the Debian kernel src stands for (debian:NAME, or the one of the tree's
+ * VERSION.PATCHLEVEL), from the linux-image package `vm --kernel debian:NAME` boots. */
+int mgb_kb_debian_config(const struct mgb_kb_source *src, bool quiet, struct mgb_kb_debian *d, char *err);
+void mgb_kb_debian_free(struct mgb_kb_debian *d);
+/* config with each CONFIG_X=m line made "# CONFIG_X is not set" (*modules_off counts them) and
+ * mgb_kb_debian_reduction appended (malloc'd; NULL when out of memory). */
+char *mgb_kb_debian_reduce(const char *config, size_t *modules_off);
+
 /* How a long step shows that it is alive: not at all, on a terminal's line redrawn four times a
  * second, or (stderr a log or a CI job's output) one line every 30 s. */
 enum mgb_kb_progress { MGB_KB_PROGRESS_NONE, MGB_KB_PROGRESS_TTY, MGB_KB_PROGRESS_LINES };
