@@ -641,8 +641,8 @@ out:
 	return rc;
 }
 
-/* A cached build; one made before manifests carried hashes gets them (the cache is trusted:
- * root's, checked by mgb_kbuild_run).  Its hashes in *hashes. */
+/* A cached build; one made before manifests carried hashes (or config_base) gets them (the
+ * cache is trusted: root's, checked by mgb_kbuild_run).  Its hashes in *hashes. */
 static int from_cache(struct mgb_kbuild *b, const char *dir, json_t **hashes, char *err)
 {
 	char p[PATH_MAX];
@@ -659,6 +659,12 @@ static int from_cache(struct mgb_kbuild *b, const char *dir, json_t **hashes, ch
 			json_decref(m);
 			return mgb_err(err, "cannot add hashes to %s", p);
 		}
+	}
+	/* a build made before --config debian existed was made on tinyconfig */
+	if (!json_object_get(m, "config_base") &&
+	    (json_object_set_new(m, "config_base", json_string("tinyconfig")) || write_manifest(p, m, err))) {
+		json_decref(m);
+		return mgb_err(err, "cannot add config_base to %s", p);
 	}
 	if (!b->release) { /* not just built */
 		b->release = strdup(json_string_value(json_object_get(m, "release")) ?: "?");
