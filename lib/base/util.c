@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,4 +92,52 @@ int mgb_find_program(const char *name, const char *dirs, char *path, size_t len)
 int mgb_find_system_program(const char *name, char *path, size_t len)
 {
 	return mgb_find_program(name, "/usr/sbin:/usr/bin:/sbin:/bin", path, len);
+}
+
+char *mgb_read_text(const char *path, char *err)
+{
+	FILE *f = fopen(path, "re");
+	char *s = NULL;
+	size_t cap = 0;
+
+	if (!f) {
+		mgb_err(err, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (getdelim(&s, &cap, '\0', f) < 0) {
+		free(s);
+		s = strdup("");
+	}
+	fclose(f);
+	return s;
+}
+
+int mgb_write_text(const char *path, const char *text, mode_t mode, char *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+	size_t n = strlen(text);
+
+	if (fd < 0)
+		return mgb_err(err, "cannot write %s: %s", path, strerror(errno));
+	if (write(fd, text, n) != (ssize_t)n) {
+		close(fd);
+		return mgb_err(err, "cannot write %s", path);
+	}
+	return close(fd) ? mgb_err(err, "cannot write %s: %s", path, strerror(errno)) : 0;
+}
+
+bool mgb_kernel_has_fs(const char *name)
+{
+	char line[128];
+	FILE *f = fopen("/proc/filesystems", "re");
+	bool found = false;
+
+	/* "nodev\tnfs" or "\text4": the name follows the tab */
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		found = strchr(line, '\t') && !strcmp(strchr(line, '\t') + 1, name);
+	}
+	if (f)
+		fclose(f);
+	return found;
 }

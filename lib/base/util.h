@@ -83,6 +83,14 @@ int mgb_find_system_program(const char *name, char *path, size_t len);
  */
 int mgb_check_trusted_dir(const char *path, bool sticky_ok, char *err);
 
+/* A whole file as text (malloc'd; "" for an empty one), or NULL with err. */
+char *mgb_read_text(const char *path, char *err);
+/* text as the whole of path, created with mode if missing, never through a symbolic link. */
+int mgb_write_text(const char *path, const char *text, mode_t mode, char *err);
+/* Does the running kernel know the filesystem type name (/proc/filesystems: built in, or its
+ * module loaded)? */
+bool mgb_kernel_has_fs(const char *name);
+
 /* sha256 (64 hex digits) of a buffer, or of a regular file (a FIFO or device is refused, not
  * read): 0, or -1 with err (sha256.c). */
 void mgb_sha256_buf(const void *buf, size_t len, char hex[65]);

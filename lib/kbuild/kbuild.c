@@ -60,39 +60,6 @@ static int check_tools(bool debian, char *err)
 	return 0;
 }
 
-/* text as the whole of path (in the work tree, which only root's builds write). */
-static int write_file(const char *path, const char *text, char *err)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	size_t len = strlen(text);
-
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
-		mgb_err(err, "cannot write %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return close(fd) ? mgb_err(err, "cannot write %s: %s", path, strerror(errno)) : 0;
-}
-
-static char *read_text(const char *path, char *err)
-{
-	FILE *f = fopen(path, "r");
-	char *s = NULL;
-	size_t cap = 0;
-
-	if (!f) {
-		mgb_err(err, "cannot read %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (getdelim(&s, &cap, '\0', f) < 0) {
-		free(s);
-		s = strdup("");
-	}
-	fclose(f);
-	return s;
-}
-
 /* Copy from to to through a temporary name in to's directory that only we can have made
  * (mkostemp: O_CREAT|O_EXCL, so a planted symlink is never followed), synced, then renamed. */
 int mgb_kb_copy_file(const char *from, const char *to, char *err)
@@ -305,7 +272,7 @@ out:
 /* The log's last lines on stderr. */
 static void show_tail(const char *log, int lines)
 {
-	char *text = read_text(log, (char[MGB_ERR_LEN]){ 0 });
+	char *text = mgb_read_text(log, (char[MGB_ERR_LEN]){ 0 });
 	size_t n;
 	const char *p;
 
@@ -476,7 +443,7 @@ static int build(struct job *j, char *err)
 	snprintf(p, sizeof(p), "%s/.config", obj);
 	if (b->config_debian) {
 		/* the base is Debian's file: olddefconfig below fills what this tree has and it lacks */
-		if (mgb_mkdirs(obj, err) || write_file(p, j->deb.config, err))
+		if (mgb_mkdirs(obj, err) || mgb_write_text(p, j->deb.config, 0644, err))
 			goto out;
 	} else {
 		mk[11] = "tinyconfig";
@@ -509,7 +476,7 @@ static int build(struct job *j, char *err)
 	    (j->user_frag && mgb_kb_config_known(src, p, j->user_frag, b->config, err)) || stopped(err))
 		goto out;
 	if (b->config_only) { /* the .config as it would be built; the tree stays for that build */
-		if (!(b->config_text = read_text(p, err)))
+		if (!(b->config_text = mgb_read_text(p, err)))
 			goto out;
 		rc = 0;
 		if (mgb_kb_tree_save(j->work, j->base, j->src.id, j->patches, j->npatches, err)) {
@@ -541,7 +508,7 @@ static int build(struct job *j, char *err)
 	}
 	b->build_s = (double)(mgb_clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
 	snprintf(p, sizeof(p), "%s/include/config/kernel.release", obj);
-	if (!(release = read_text(p, err)))
+	if (!(release = mgb_read_text(p, err)))
 		goto out;
 	release[strcspn(release, "\n")] = '\0';
 
@@ -692,7 +659,7 @@ static char *read_config(const char *path, char *err)
 		return NULL;
 	}
 	close(fd);
-	return read_text(path, err);
+	return mgb_read_text(path, err);
 }
 
 /* cache/name, made 0755 if missing, refused if anyone but root (or us) can write it: builds run
@@ -902,17 +869,8 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 		goto out;
 	}
 	snprintf(p, sizeof(p), "%s/manifest.json", j.key_dir);
-	if (b->config_only) {
-		if ((buildfd = lock_key(buildlock)) < 0) {
-			mgb_err(err, "cannot lock %s: %s", buildlock, strerror(errno));
-			goto out;
-		}
-		rc = build(&j, err);
-		unlock_key(buildlock, buildfd);
-		goto out;
-	}
-	if (access(p, R_OK)) {
-		if (!b->quiet && !j.progress)
+	if (b->config_only || access(p, R_OK)) { /* --config-only never takes a cached build */
+		if (!b->quiet && !j.progress && !b->config_only)
 			fprintf(stderr, "mgbench kernel: building %s (%s%s) with -j%u\n", j.src.label, j.src.version,
 				j.npatches ? " + patches" : "", b->jobs);
 		/* one compile at a time, whatever its key: it has every CPU, and the work directory is
@@ -924,7 +882,7 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 		rc = build(&j, err);
 		unlock_key(buildlock, buildfd);
 		buildfd = -1;
-		if (rc)
+		if (rc || b->config_only)
 			goto out;
 		rc = -1;
 	}

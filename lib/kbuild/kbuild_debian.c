@@ -17,7 +17,6 @@
 #include "kbuild.h"
 #include "vm.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +106,7 @@ int mgb_kb_debian_config(const struct mgb_kb_source *src, bool quiet, struct mgb
 	const struct mgb_debian_kernel *known = debian_for(src, err);
 	struct mgb_vm_kernel k;
 	char spec[64], path[4096], *text = NULL;
-	FILE *f;
-	size_t cap = 0;
+	int rc = -1;
 
 	memset(d, 0, sizeof(*d));
 	if (!known)
@@ -121,32 +119,24 @@ int mgb_kb_debian_config(const struct mgb_kb_source *src, bool quiet, struct mgb
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/boot/config-%s", k.modroot, k.release);
-	if (!(f = fopen(path, "re")) || getdelim(&text, &cap, '\0', f) <= 0) {
-		mgb_err(err, "--config debian: %s has no config (%s: %s)", k.package, path, strerror(errno));
-		goto fail;
-	}
-	fclose(f);
-	f = NULL;
-	if (!(d->config = mgb_kb_debian_reduce(text, &d->modules_off))) {
+	if (!(text = mgb_read_text(path, err)) || !*text)
+		mgb_err(err, "--config debian: %s has no config (%s)", k.package, path);
+	else if (!(d->config = mgb_kb_debian_reduce(text, &d->modules_off)))
 		mgb_err(err, "out of memory");
-		goto fail;
+	else {
+		mgb_sha256_buf(text, strlen(text), d->debian_sha256);
+		mgb_sha256_buf(d->config, strlen(d->config), d->sha256);
+		d->package = k.package;
+		d->version = k.version;
+		d->release = k.release;
+		k.package = k.version = k.release = NULL;
+		rc = 0;
 	}
-	mgb_sha256_buf(text, strlen(text), d->debian_sha256);
-	mgb_sha256_buf(d->config, strlen(d->config), d->sha256);
-	d->package = k.package;
-	d->version = k.version;
-	d->release = k.release;
-	k.package = k.version = k.release = NULL;
 	free(text);
 	mgb_vm_kernel_free(&k);
-	return 0;
-fail:
-	if (f)
-		fclose(f);
-	free(text);
-	mgb_vm_kernel_free(&k);
-	mgb_kb_debian_free(d);
-	return -1;
+	if (rc)
+		mgb_kb_debian_free(d);
+	return rc;
 }
 
 void mgb_kb_debian_free(struct mgb_kb_debian *d)

@@ -87,22 +87,6 @@ static int write_text(const char *path, const char *text, char *err)
 	return close(fd) ? mgb_err(err, "write %s: %s", path, strerror(errno)) : 0;
 }
 
-/* Does the running kernel know the nfsd filesystem (built in, or its module loaded)? */
-static bool kernel_has_nfsd(void)
-{
-	char line[128];
-	FILE *f = fopen("/proc/filesystems", "re");
-	bool found = false;
-
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		found = !strcmp(line, "nodev\tnfsd");
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
 /* Run a helper to its end; 0, or -1 with err naming it and its output's first line. */
 static int run(const char *const argv[], char *err)
 {
@@ -420,7 +404,7 @@ int mgb_knfsd_start(struct mgb_session *s, const char *export_path, const char *
 	k->nfs_version = nfs_version;
 	if (uname(&u) == 0)
 		k->release = strdup(u.release);
-	if (!kernel_has_nfsd())
+	if (!mgb_kernel_has_fs("nfsd"))
 		return mgb_err(err, "kernel %s has no nfsd (no nfsd in /proc/filesystems: CONFIG_NFSD is off "
 			       "or its module did not load)", u.release), -EOPNOTSUPP;
 	if (access(GUEST_MARK, F_OK) < 0)

@@ -24,27 +24,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-/* Does the running kernel have the NFS client (built in, or its module loaded)? */
-static bool kernel_has_nfs_client(void)
-{
-	char line[128];
-	FILE *f = fopen("/proc/filesystems", "re");
-	bool found = false;
-
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		found = !strcmp(line, "nodev\tnfs");
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
 int mgb_nfs_mount_check(char *err)
 {
 	struct utsname u;
 
-	if (kernel_has_nfs_client())
+	if (mgb_kernel_has_fs("nfs")) /* the client: built in, or its module loaded */
 		return 0;
 	uname(&u);
 	mgb_err(err, "kernel %s has no NFS client (the kernel-client backends run in a guest of mgbench vm, "

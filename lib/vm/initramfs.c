@@ -246,8 +246,6 @@ static int add_module(const char *root, const char *src, unsigned i, char *err)
 	return rc;
 }
 
-static int write_text(const char *path, const char *text, mode_t mode, char *err);
-
 /* root/rel, made with its parents. */
 static int make_dir(const char *root, const char *rel, char *err)
 {
@@ -269,7 +267,7 @@ static int write_at(const char *root, const char *rel, const char *text, char *e
 
 	if (asprintf(&p, "%s/%s", root, rel) < 0)
 		return mgb_err(err, "out of memory");
-	rc = write_text(p, text, 0644, err);
+	rc = mgb_write_text(p, text, 0644, err);
 	free(p);
 	return rc;
 }
@@ -387,20 +385,6 @@ static int add_ganesha(const char *root, char *err)
 	    (rc = add_plugins(root, "libnfsidmap1", "libnfsidmap", err)))
 		return rc;
 	return access("/etc/idmapd.conf", R_OK) ? 0 : copy_same(root, "/etc/idmapd.conf", err);
-}
-
-static int write_text(const char *path, const char *text, mode_t mode, char *err)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	size_t n = strlen(text);
-
-	if (fd < 0)
-		return mgb_err(err, "cannot write %s: %s", path, strerror(errno));
-	if (write(fd, text, n) != (ssize_t)n) {
-		close(fd);
-		return mgb_err(err, "cannot write %s", path);
-	}
-	return close(fd) ? mgb_err(err, "cannot write %s", path) : 0;
 }
 
 /* "set -- 'a' 'b'" with each argument single-quoted for the guest's shell. */
@@ -529,7 +513,7 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 	/* what lib/target/knfsd.c looks for: this is a guest, whose NFS server is ours to run */
 	if (asprintf(&p, "%s/etc/mgbench-guest", root) < 0)
 		goto oom;
-	if (write_text(p, "", 0644, err))
+	if (mgb_write_text(p, "", 0644, err))
 		goto out;
 	free(p);
 	if (asprintf(&p, "%s/etc/mtab", root) < 0)
@@ -542,25 +526,25 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 	free(p);
 	if (asprintf(&p, "%s/init", root) < 0)
 		goto oom;
-	if (write_text(p, init_script, 0755, err))
+	if (mgb_write_text(p, init_script, 0755, err))
 		goto out;
 	free(p);
 	if (asprintf(&p, "%s/etc/mgbench-run", root) < 0 || !(line = run_line(g->run_argv)))
 		goto oom;
-	if (write_text(p, line, 0644, err))
+	if (mgb_write_text(p, line, 0644, err))
 		goto out;
 	if (g->test_knfsd_stop) {
 		free(p);
 		if (asprintf(&p, "%s/etc/mgbench-test-knfsd-stop", root) < 0)
 			goto oom;
-		if (write_text(p, g->test_knfsd_stop, 0644, err))
+		if (mgb_write_text(p, g->test_knfsd_stop, 0644, err))
 			goto out;
 	}
 	if (g->test_init_exit) {
 		free(p);
 		if (asprintf(&p, "%s/etc/mgbench-test-init-exit", root) < 0)
 			goto oom;
-		if (write_text(p, "", 0644, err))
+		if (mgb_write_text(p, "", 0644, err))
 			goto out;
 	}
 	{
