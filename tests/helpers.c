@@ -2,6 +2,7 @@
 #include "config.h"
 #include "helpers.h"
 #include "probe.h"
+#include "result.h"
 #include "proc.h"
 #include "target.h"
 #include "util.h"
@@ -359,17 +360,24 @@ json_t *t_load(const char *path)
 
 json_t *t_cell(json_t *doc, const char *workload, const char *fs)
 {
+	return t_cell_backend(doc, workload, fs, NULL);
+}
+
+json_t *t_cell_backend(json_t *doc, const char *workload, const char *fs, const char *backend)
+{
 	size_t i;
 	json_t *cell;
 
-	json_array_foreach(json_object_get(doc, "cells"), i, cell) {
-		const char *w = json_string_value(json_object_get(cell, "workload"));
-		const char *f = json_string_value(json_object_get(cell, "fs"));
-
-		if (w && f && !strcmp(w, workload) && !strcmp(f, fs))
+	json_array_foreach(json_object_get(doc, "cells"), i, cell)
+		if (!strcmp(t_str(cell, "workload"), workload) && !strcmp(t_str(cell, "fs"), fs) &&
+		    (!backend || !strcmp(t_str(cell, "backend.name"), backend)))
 			return cell;
-	}
 	return NULL;
+}
+
+const char *t_str(json_t *j, const char *path)
+{
+	return json_string_value(mgb_json_path(j, path)) ?: "";
 }
 
 double t_metric(json_t *cell, const char *path)

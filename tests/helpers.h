@@ -110,6 +110,10 @@ char *t_slurp(const char *path);
 
 /* The cell for (workload, fs) in a document, or NULL. */
 json_t *t_cell(json_t *doc, const char *workload, const char *fs);
+/* The same through one backend (backend.name); NULL backend: any. */
+json_t *t_cell_backend(json_t *doc, const char *workload, const char *fs, const char *backend);
+/* The string at a dotted path (mgb_json_path) of j, or "" if absent or not a string. */
+const char *t_str(json_t *j, const char *path);
 /* A number at a dotted path in a cell's metrics; NAN if absent or null. */
 double t_metric(json_t *cell, const char *path);
 

@@ -580,6 +580,29 @@ static void bad_inputs(const char *tree)
 	refused("D22 FIFO patch", a3, "not a regular file");
 }
 
+/* --config debian: usage errors, and a version Debian has no config for (refused before anything
+ * is fetched or copied). */
+static void config_debian_refused(const char *tree)
+{
+	const char *old_tree = fake_tree("tree-5.10", "", NULL, NULL);
+	char mk[800], *out;
+	int rc;
+
+	const char *a1[] = { "kernel", "build", "--source", tree, "--config", "debian", "--config", "debian", NULL };
+	rc = run(a1, 15, &out);
+	T_CHECK(rc == 2 && strstr(out, "--config debian given twice"), "debian twice: exit %d (want 2): %s", rc, out);
+	free(out);
+	const char *a2[] = { "kernel", "build", "--source", tree, "--config-only", "-o", path_of("out"), NULL };
+	rc = run(a2, 15, &out);
+	T_CHECK(rc == 2 && strstr(out, "--config-only builds nothing"), "--config-only -o: exit %d (want 2): %s", rc,
+		out);
+	free(out);
+	snprintf(mk, sizeof(mk), "%s/Makefile", old_tree);
+	write_file(mk, "VERSION = 5\nPATCHLEVEL = 10\nSUBLEVEL = 0\nEXTRAVERSION =\n");
+	const char *a3[] = { "kernel", "build", "--source", old_tree, "--config", "debian", "--config-only", NULL };
+	refused("--config debian on a 5.10 tree", a3, "Debian ships no kernel config mgbench knows for 5.10");
+}
+
 /* D15, D29: string values with blanks and long values stick; parse errors are escaped; a
  * "# CONFIG_X is not set" for an option the kernel does not have is refused. */
 static void config_fragments(const char *tree)
@@ -774,6 +797,7 @@ int main(void)
 	T_RUN(config_failure_keeps_log());
 	T_RUN(bad_inputs(tree));
 	T_RUN(config_fragments(tree));
+	T_RUN(config_debian_refused(tree));
 	T_RUN(version_traversal());
 	T_RUN(output_dirs(tree));
 	T_RUN(cache_dirs(tree));

@@ -26,23 +26,6 @@
 
 static char unstable_vmlinux[1024];
 
-static const char *str_at(json_t *j, const char *path)
-{
-	return json_string_value(mgb_json_path(j, path)) ?: "";
-}
-
-/* The (fs, backend) cell of a write document, or NULL. */
-static json_t *cell_of(json_t *doc, const char *fs, const char *backend)
-{
-	size_t i;
-	json_t *c;
-
-	json_array_foreach(json_object_get(doc, "cells"), i, c)
-		if (!strcmp(str_at(c, "fs"), fs) && !strcmp(str_at(c, "backend.name"), backend))
-			return c;
-	return NULL;
-}
-
 static void host_unsupported(void)
 {
 	const char *path = t_result_path("host.json");
@@ -56,14 +39,14 @@ static void host_unsupported(void)
 	t_output_free(&o);
 	doc = t_load(path);
 	for (int v = 3; doc && v <= 4; v++) {
-		c = cell_of(doc, "tmpfs", v == 3 ? "nfs3" : "nfs4");
-		T_CHECK(c && !strcmp(str_at(c, "status"), "unsupported"), "host nfs%d: unsupported, not %s", v,
-			c ? str_at(c, "status") : "(no cell)");
+		c = t_cell_backend(doc, "write", "tmpfs", v == 3 ? "nfs3" : "nfs4");
+		T_CHECK(c && !strcmp(t_str(c, "status"), "unsupported"), "host nfs%d: unsupported, not %s", v,
+			c ? t_str(c, "status") : "(no cell)");
 		/* this host's kernel has no nfsd; one that had would be refused as not a guest */
-		T_CHECK(c && (strstr(str_at(c, "error"), "has no nfsd") ||
-			      strstr(str_at(c, "error"), "only inside a guest")),
-			"host nfs%d: the reason: %s", v, c ? str_at(c, "error") : "");
-		T_CHECK(c && !strcmp(str_at(c, "server.software"), "knfsd"), "host nfs%d: server.software knfsd", v);
+		T_CHECK(c && (strstr(t_str(c, "error"), "has no nfsd") ||
+			      strstr(t_str(c, "error"), "only inside a guest")),
+			"host nfs%d: the reason: %s", v, c ? t_str(c, "error") : "");
+		T_CHECK(c && !strcmp(t_str(c, "server.software"), "knfsd"), "host nfs%d: server.software knfsd", v);
 	}
 	json_decref(doc);
 }
@@ -81,9 +64,9 @@ static void host_no_client(void)
 	T_CHECK(o.status == 0, "host nfs3-mount: exit %d (unsupported cells are not a failure): %s", o.status, o.err);
 	t_output_free(&o);
 	doc = t_load(path);
-	c = doc ? cell_of(doc, "tmpfs", "nfs3-mount") : NULL;
-	T_CHECK(c && !strcmp(str_at(c, "status"), "unsupported") && strstr(str_at(c, "error"), "has no NFS client"),
-		"host nfs3-mount: unsupported for want of a client: %s %s", str_at(c, "status"), str_at(c, "error"));
+	c = doc ? t_cell_backend(doc, "write", "tmpfs", "nfs3-mount") : NULL;
+	T_CHECK(c && !strcmp(t_str(c, "status"), "unsupported") && strstr(t_str(c, "error"), "has no NFS client"),
+		"host nfs3-mount: unsupported for want of a client: %s %s", t_str(c, "status"), t_str(c, "error"));
 	json_decref(doc);
 }
 
@@ -93,21 +76,21 @@ static void host_no_client(void)
  */
 static void guest_mount_cell(json_t *c, const char *fs, int v)
 {
-	const char *opts = str_at(c, "server.client.mount_options");
+	const char *opts = t_str(c, "server.client.mount_options");
 	char vers[16];
 
 	snprintf(vers, sizeof(vers), v == 3 ? "vers=3" : "vers=4.0");
-	T_CHECK(c && !strcmp(str_at(c, "status"), "ok"), "%s nfs%d-mount: ok, not %s (%s)", fs, v, str_at(c, "status"),
-		str_at(c, "error"));
-	if (!c || strcmp(str_at(c, "status"), "ok"))
+	T_CHECK(c && !strcmp(t_str(c, "status"), "ok"), "%s nfs%d-mount: ok, not %s (%s)", fs, v, t_str(c, "status"),
+		t_str(c, "error"));
+	if (!c || strcmp(t_str(c, "status"), "ok"))
 		return;
-	T_CHECK(!strcmp(str_at(c, "server.software"), "knfsd") && !strcmp(str_at(c, "server.client.kind"), "kernel"),
-		"%s nfs%d-mount: knfsd through the kernel client, not %s through %s", fs, v, str_at(c, "server.software"),
-		str_at(c, "server.client.kind"));
+	T_CHECK(!strcmp(t_str(c, "server.software"), "knfsd") && !strcmp(t_str(c, "server.client.kind"), "kernel"),
+		"%s nfs%d-mount: knfsd through the kernel client, not %s through %s", fs, v, t_str(c, "server.software"),
+		t_str(c, "server.client.kind"));
 	T_CHECK(strstr(opts, "actimeo=0") && strstr(opts, vers) && strstr(opts, "soft"),
 		"%s nfs%d-mount: mounted %s, actimeo=0, soft: '%s'", fs, v, vers, opts);
-	T_CHECK(str_at(c, "server.client.source")[0] == '1', "%s nfs%d-mount: the source, %s", fs, v,
-		str_at(c, "server.client.source"));
+	T_CHECK(t_str(c, "server.client.source")[0] == '1', "%s nfs%d-mount: the source, %s", fs, v,
+		t_str(c, "server.client.source"));
 	T_CHECK(t_metric(c, "ctime.distinct") == ROUNDS, "%s nfs%d-mount: ctime distinct %.0f of %d", fs, v,
 		t_metric(c, "ctime.distinct"), ROUNDS);
 	T_CHECK(t_metric(c, "ctime.backwards") == 0, "%s nfs%d-mount: ctime never backwards", fs, v);
@@ -137,43 +120,43 @@ static void guest_write(void)
 		"vm.modules_s has nfsd and sunrpc");
 	/* the cached kernel the boot used, for guest_no_nfsd */
 	snprintf(unstable_vmlinux, sizeof(unstable_vmlinux), "%s/debian/%s_%s/vmlinux",
-		 getenv("MGBENCH_CACHE") ?: "/var/cache/mgbench", str_at(doc, "vm.kernel_source.package"),
-		 str_at(doc, "vm.kernel_source.version"));
+		 getenv("MGBENCH_CACHE") ?: "/var/cache/mgbench", t_str(doc, "vm.kernel_source.package"),
+		 t_str(doc, "vm.kernel_source.version"));
 	T_CHECK(json_number_value(mgb_json_path(doc, "vm.modules_s.nfsv3")) > 0 &&
 			json_number_value(mgb_json_path(doc, "vm.modules_s.nfsv4")) > 0,
 		"vm.modules_s has the kernel client's nfsv3 and nfsv4");
 	for (size_t f = 0; doc && f < 2; f++)
 		for (int v = 3; v <= 4; v++)
-			guest_mount_cell(cell_of(doc, fss[f], v == 3 ? "nfs3-mount" : "nfs4-mount"), fss[f], v);
+			guest_mount_cell(t_cell_backend(doc, "write", fss[f], v == 3 ? "nfs3-mount" : "nfs4-mount"), fss[f], v);
 	for (size_t f = 0; doc && f < 2; f++)
 		for (int v = 3; v <= 4; v++) {
-			json_t *c = cell_of(doc, fss[f], v == 3 ? "nfs3" : "nfs4");
+			json_t *c = t_cell_backend(doc, "write", fss[f], v == 3 ? "nfs3" : "nfs4");
 			json_t *srv = json_object_get(c, "server");
 			double start = json_number_value(mgb_json_path(c, "timings.server_start_ns"));
 
-			T_CHECK(c && !strcmp(str_at(c, "status"), "ok"), "%s nfs%d: ok, not %s (%s)", fss[f], v,
-				str_at(c, "status"), str_at(c, "error"));
-			if (!c || strcmp(str_at(c, "status"), "ok"))
+			T_CHECK(c && !strcmp(t_str(c, "status"), "ok"), "%s nfs%d: ok, not %s (%s)", fss[f], v,
+				t_str(c, "status"), t_str(c, "error"));
+			if (!c || strcmp(t_str(c, "status"), "ok"))
 				continue;
-			T_CHECK(!strcmp(str_at(srv, "software"), "knfsd"), "%s nfs%d: server knfsd", fss[f], v);
-			T_CHECK(!strcmp(str_at(srv, "export_fs"), fss[f]), "%s nfs%d: export_fs %s", fss[f], v,
-				str_at(srv, "export_fs"));
+			T_CHECK(!strcmp(t_str(srv, "software"), "knfsd"), "%s nfs%d: server knfsd", fss[f], v);
+			T_CHECK(!strcmp(t_str(srv, "export_fs"), fss[f]), "%s nfs%d: export_fs %s", fss[f], v,
+				t_str(srv, "export_fs"));
 			T_CHECK(json_integer_value(json_object_get(srv, "nfs_version")) == v, "%s nfs%d: nfs_version",
 				fss[f], v);
-			T_CHECK(strstr(str_at(srv, "knfsd.nfsd_versions"), "+3") &&
-					strstr(str_at(srv, "knfsd.nfsd_versions"), "+4"),
-				"%s nfs%d: nfsd versions +3 +4: '%s'", fss[f], v, str_at(srv, "knfsd.nfsd_versions"));
-			T_CHECK(str_at(srv, "version")[0] && str_at(srv, "knfsd.nfs_utils")[0] &&
-					str_at(srv, "knfsd.grace")[0],
+			T_CHECK(strstr(t_str(srv, "knfsd.nfsd_versions"), "+3") &&
+					strstr(t_str(srv, "knfsd.nfsd_versions"), "+4"),
+				"%s nfs%d: nfsd versions +3 +4: '%s'", fss[f], v, t_str(srv, "knfsd.nfsd_versions"));
+			T_CHECK(t_str(srv, "version")[0] && t_str(srv, "knfsd.nfs_utils")[0] &&
+					t_str(srv, "knfsd.grace")[0],
 				"%s nfs%d: kernel release, nfs-utils and grace recorded", fss[f], v);
-			T_CHECK(strstr(str_at(srv, "export.options"), "rw") &&
-					strstr(str_at(srv, "export.options"), "fsid="),
-				"%s nfs%d: export options '%s'", fss[f], v, str_at(srv, "export.options"));
+			T_CHECK(strstr(t_str(srv, "export.options"), "rw") &&
+					strstr(t_str(srv, "export.options"), "fsid="),
+				"%s nfs%d: export options '%s'", fss[f], v, t_str(srv, "export.options"));
 			/* 7.2: ext4 (since 6.2) and tmpfs (since 6.6) have SB_I_VERSION */
-			T_CHECK(!strcmp(str_at(srv, "change_attribute.source"), "i_version") &&
-					strstr(str_at(srv, "change_attribute.decided_by"), "SB_I_VERSION"),
+			T_CHECK(!strcmp(t_str(srv, "change_attribute.source"), "i_version") &&
+					strstr(t_str(srv, "change_attribute.decided_by"), "SB_I_VERSION"),
 				"%s nfs%d: change attribute from i_version, and why: %s / %s", fss[f], v,
-				str_at(srv, "change_attribute.source"), str_at(srv, "change_attribute.decided_by"));
+				t_str(srv, "change_attribute.source"), t_str(srv, "change_attribute.decided_by"));
 			T_CHECK(start > 0 && start == json_number_value(json_object_get(srv, "start_ns")),
 				"%s nfs%d: the server's start in timings (%.0f ns)", fss[f], v, start);
 			/* a multigrain kernel: every round's change is seen over the wire */
@@ -184,10 +167,10 @@ static void guest_write(void)
 				T_CHECK(t_metric(c, "change.distinct") == ROUNDS, "%s nfs4: change distinct %.0f of %d",
 					fss[f], t_metric(c, "change.distinct"), ROUNDS);
 				/* the wire agrees with the rule: i_version added to the ctime (<< 30) */
-				T_CHECK(!strcmp(str_at(c, "backend_metrics.change_sample.looks_like"),
+				T_CHECK(!strcmp(t_str(c, "backend_metrics.change_sample.looks_like"),
 						"i_version + ctime (sec << 30 + nsec)"),
 					"%s nfs4: the change attribute sent looks like i_version + ctime, not '%s'",
-					fss[f], str_at(c, "backend_metrics.change_sample.looks_like"));
+					fss[f], t_str(c, "backend_metrics.change_sample.looks_like"));
 			}
 		}
 	json_decref(doc);
@@ -212,9 +195,9 @@ static void guest_no_nfsd(void)
 	T_CHECK(o.status == 0, "no nfsd: exit %d (an unsupported cell is not a failure): %s", o.status, o.err);
 	t_output_free(&o);
 	doc = t_load(path);
-	c = doc ? cell_of(doc, "tmpfs", "nfs3") : NULL;
-	T_CHECK(c && !strcmp(str_at(c, "status"), "unsupported") && strstr(str_at(c, "error"), "has no nfsd"),
-		"a guest without nfsd: unsupported, saying so: %s %s", str_at(c, "status"), str_at(c, "error"));
+	c = doc ? t_cell_backend(doc, "write", "tmpfs", "nfs3") : NULL;
+	T_CHECK(c && !strcmp(t_str(c, "status"), "unsupported") && strstr(t_str(c, "error"), "has no nfsd"),
+		"a guest without nfsd: unsupported, saying so: %s %s", t_str(c, "status"), t_str(c, "error"));
 	json_decref(doc);
 }
 
@@ -236,13 +219,13 @@ static void guest_stopped(const char *what, const char *says)
 	doc = t_load(path);
 	T_CHECK(doc != NULL, "%s stopped: a document", what);
 	for (int v = 3; doc && v <= 4; v++) {
-		json_t *c = cell_of(doc, "tmpfs", v == 3 ? "nfs3" : "nfs4");
-		const char *e = str_at(c, "error");
+		json_t *c = t_cell_backend(doc, "write", "tmpfs", v == 3 ? "nfs3" : "nfs4");
+		const char *e = t_str(c, "error");
 		double t = json_number_value(mgb_json_path(c, "timings.cell_ns")) -
 			   json_number_value(mgb_json_path(c, "timings.server_start_ns"));
 
-		T_CHECK(c && !strcmp(str_at(c, "status"), "error"), "%s stopped, nfs%d: error, not %s", what, v,
-			str_at(c, "status"));
+		T_CHECK(c && !strcmp(t_str(c, "status"), "error"), "%s stopped, nfs%d: error, not %s", what, v,
+			t_str(c, "status"));
 		T_CHECK(!strncmp(e, says, strlen(says)) && !strchr(e, '\n'),
 			"%s stopped, nfs%d: one line starting '%s': %s", what, v, says, e);
 		/* no hang: at most a few NFS timeouts after the server was up */

@@ -38,24 +38,6 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static json_t *cell_of(json_t *doc, const char *workload, const char *fs, const char *backend)
-{
-	size_t i;
-	json_t *c;
-
-	json_array_foreach(json_object_get(doc, "cells"), i, c)
-		if (!strcmp(json_string_value(json_object_get(c, "workload")) ?: "", workload) &&
-		    !strcmp(json_string_value(json_object_get(c, "fs")) ?: "", fs) &&
-		    !strcmp(json_string_value(json_object_get(json_object_get(c, "backend"), "name")) ?: "", backend))
-			return c;
-	return NULL;
-}
-
-static const char *str_at(json_t *cell, const char *obj, const char *key)
-{
-	return json_string_value(json_object_get(json_object_get(cell, obj), key)) ?: "";
-}
-
 /* ganesha.nfsd processes whose config lies under this test's TMPDIR, or the rpcbinds mgbench
  * started (their /run is mgbench's private tmpfs); optionally the first pid. */
 static bool our_server(const struct t_proc *p, const void *tmp)
@@ -108,11 +90,11 @@ static void check_server(json_t *cell, const char *label, const char *fs, int ve
 	json_t *srv = json_object_get(cell, "server");
 
 	T_CHECK(json_is_object(srv), "%s: cell.server", label);
-	T_CHECK(!strcmp(str_at(cell, "server", "kind"), "embedded"), "%s: server.kind", label);
-	T_CHECK(!strcmp(str_at(cell, "server", "software"), "nfs-ganesha"), "%s: server.software", label);
-	T_CHECK(*str_at(cell, "server", "version"), "%s: server.version", label);
-	T_CHECK(!strcmp(str_at(cell, "server", "export_fs"), fs), "%s: server.export_fs %s", label,
-		str_at(cell, "server", "export_fs"));
+	T_CHECK(!strcmp(t_str(cell, "server.kind"), "embedded"), "%s: server.kind", label);
+	T_CHECK(!strcmp(t_str(cell, "server.software"), "nfs-ganesha"), "%s: server.software", label);
+	T_CHECK(*t_str(cell, "server.version"), "%s: server.version", label);
+	T_CHECK(!strcmp(t_str(cell, "server.export_fs"), fs), "%s: server.export_fs %s", label,
+		t_str(cell, "server.export_fs"));
 	T_CHECK(json_integer_value(json_object_get(srv, "nfs_version")) == version, "%s: server.nfs_version", label);
 	T_CHECK(json_integer_value(json_object_get(srv, "start_ns")) > 0, "%s: server.start_ns", label);
 	T_CHECK(json_integer_value(json_object_get(json_object_get(cell, "timings"), "server_start_ns")) > 0,
@@ -127,8 +109,8 @@ static void write_and_rename(void)
 
 	for (size_t f = 0; f < 2; f++)
 		for (size_t b = 0; b < 2; b++) {
-			json_t *c = cell_of(w, "write", filesystems[f], backends[b]);
-			json_t *rc = cell_of(r, "rename", filesystems[f], backends[b]);
+			json_t *c = t_cell_backend(w, "write", filesystems[f], backends[b]);
+			json_t *rc = t_cell_backend(r, "rename", filesystems[f], backends[b]);
 			char label[64];
 
 			snprintf(label, sizeof(label), "write %s %s", filesystems[f], backends[b]);
@@ -168,7 +150,7 @@ static void revalidate(void)
 
 	for (size_t f = 0; f < 2; f++)
 		for (size_t b = 0; b < 2; b++) {
-			json_t *c = cell_of(s, "revalidate", filesystems[f], backends[b]);
+			json_t *c = t_cell_backend(s, "revalidate", filesystems[f], backends[b]);
 			char label[64];
 
 			snprintf(label, sizeof(label), "revalidate --sequenced %s %s", filesystems[f], backends[b]);
@@ -191,7 +173,7 @@ static void revalidate(void)
 			}
 		}
 	for (size_t b = 0; b < 2; b++) {
-		json_t *c = cell_of(fr, "revalidate", "tmpfs", backends[b]);
+		json_t *c = t_cell_backend(fr, "revalidate", "tmpfs", backends[b]);
 
 		T_CHECK(c && !strcmp(json_string_value(json_object_get(c, "status")), "ok"), "free %s: ok", backends[b]);
 		if (!c)
@@ -223,7 +205,7 @@ static void ramfs_unsupported(void)
 	T_CHECK(o.status == 0, "ramfs: exit %d: %s", o.status, o.err);
 	t_output_free(&o);
 	doc = t_load(path);
-	c = doc ? cell_of(doc, "write", "ramfs", "nfs4") : NULL;
+	c = doc ? t_cell_backend(doc, "write", "ramfs", "nfs4") : NULL;
 	T_CHECK(c && !strcmp(json_string_value(json_object_get(c, "status")), "unsupported"), "ramfs: unsupported");
 	T_CHECK(c && strstr(json_string_value(json_object_get(c, "error")) ?: "", "file handles"), "ramfs: says why");
 	json_decref(doc);
@@ -238,7 +220,7 @@ static void coarse_export(void)
 	double floor_moves;
 
 	for (size_t b = 0; b < 2; b++) {
-		json_t *c = cell_of(doc, "write", "ext2", backends[b]);
+		json_t *c = t_cell_backend(doc, "write", "ext2", backends[b]);
 		char label[64];
 
 		snprintf(label, sizeof(label), "write ext2 %s", backends[b]);
@@ -435,10 +417,10 @@ static void url_to_server(void)
 	T_CHECK(o.status == 0, "--nfs-url %s: exit %d: %s", url, o.status, o.err);
 	t_output_free(&o);
 	doc = t_load(path);
-	c = doc ? cell_of(doc, "write", "url", "nfs4") : NULL;
+	c = doc ? t_cell_backend(doc, "write", "url", "nfs4") : NULL;
 	T_CHECK(c && !strcmp(json_string_value(json_object_get(c, "status")), "ok"), "--nfs-url: ok");
 	if (c) {
-		T_CHECK(!strcmp(str_at(c, "server", "kind"), "url") && !strcmp(str_at(c, "server", "url"), url),
+		T_CHECK(!strcmp(t_str(c, "server.kind"), "url") && !strcmp(t_str(c, "server.url"), url),
 			"--nfs-url: server.kind url, with the URL");
 		T_CHECK(t_metric(c, "ctime.distinct") == 200 && t_metric(c, "change.distinct") == 200,
 			"--nfs-url: distinct ctime and change on every round");

@@ -17,42 +17,25 @@
 
 #define ROUNDS 300
 
-static const char *str_at(json_t *j, const char *path)
-{
-	return json_string_value(mgb_json_path(j, path)) ?: "";
-}
-
-/* The (fs, backend) cell of a write document, or NULL. */
-static json_t *cell_of(json_t *doc, const char *fs, const char *backend)
-{
-	size_t i;
-	json_t *c;
-
-	json_array_foreach(json_object_get(doc, "cells"), i, c)
-		if (!strcmp(str_at(c, "fs"), fs) && !strcmp(str_at(c, "backend.name"), backend))
-			return c;
-	return NULL;
-}
-
 static void check_cell(json_t *c, const char *fs, int v, const char *client)
 {
 	json_t *srv = json_object_get(c, "server");
 	double start = json_number_value(mgb_json_path(c, "timings.server_start_ns"));
 
-	T_CHECK(c && !strcmp(str_at(c, "status"), "ok"), "%s nfs%d: ok, not %s (%s)", fs, v, str_at(c, "status"),
-		str_at(c, "error"));
-	if (!c || strcmp(str_at(c, "status"), "ok"))
+	T_CHECK(c && !strcmp(t_str(c, "status"), "ok"), "%s nfs%d: ok, not %s (%s)", fs, v, t_str(c, "status"),
+		t_str(c, "error"));
+	if (!c || strcmp(t_str(c, "status"), "ok"))
 		return;
-	T_CHECK(!strcmp(str_at(srv, "software"), "nfs-ganesha") && str_at(srv, "version")[0],
-		"%s nfs%d: served by nfs-ganesha, its version recorded: '%s' '%s'", fs, v, str_at(srv, "software"),
-		str_at(srv, "version"));
-	T_CHECK(!strcmp(str_at(srv, "export_fs"), fs) && json_integer_value(json_object_get(srv, "nfs_version")) == v,
-		"%s nfs%d: export_fs %s, nfs_version %lld", fs, v, str_at(srv, "export_fs"),
+	T_CHECK(!strcmp(t_str(srv, "software"), "nfs-ganesha") && t_str(srv, "version")[0],
+		"%s nfs%d: served by nfs-ganesha, its version recorded: '%s' '%s'", fs, v, t_str(srv, "software"),
+		t_str(srv, "version"));
+	T_CHECK(!strcmp(t_str(srv, "export_fs"), fs) && json_integer_value(json_object_get(srv, "nfs_version")) == v,
+		"%s nfs%d: export_fs %s, nfs_version %lld", fs, v, t_str(srv, "export_fs"),
 		(long long)json_integer_value(json_object_get(srv, "nfs_version")));
 	T_CHECK(start > 0 && start == json_number_value(json_object_get(srv, "start_ns")),
 		"%s nfs%d: the server's start in timings (%.0f ns)", fs, v, start);
-	T_CHECK(!strcmp(str_at(srv, "client.kind"), client), "%s nfs%d: client %s, not %s", fs, v, client,
-		str_at(srv, "client.kind"));
+	T_CHECK(!strcmp(t_str(srv, "client.kind"), client), "%s nfs%d: client %s, not %s", fs, v, client,
+		t_str(srv, "client.kind"));
 	/* a multigrain kernel: every round's change is seen over the wire */
 	T_CHECK(t_metric(c, "ctime.distinct") == ROUNDS, "%s nfs%d: ctime distinct %.0f of %d", fs, v,
 		t_metric(c, "ctime.distinct"), ROUNDS);
@@ -79,8 +62,8 @@ static void guest_write(void)
 	T_CHECK(doc && !mgb_json_path(doc, "vm.modules_s.nfsd"), "no nfsd module loaded");
 	for (size_t f = 0; doc && f < 2; f++)
 		for (int v = 3; v <= 4; v++) {
-			check_cell(cell_of(doc, fss[f], v == 3 ? "nfs3" : "nfs4"), fss[f], v, "libnfs");
-			check_cell(cell_of(doc, fss[f], v == 3 ? "nfs3-mount" : "nfs4-mount"), fss[f], v, "kernel");
+			check_cell(t_cell_backend(doc, "write", fss[f], v == 3 ? "nfs3" : "nfs4"), fss[f], v, "libnfs");
+			check_cell(t_cell_backend(doc, "write", fss[f], v == 3 ? "nfs3-mount" : "nfs4-mount"), fss[f], v, "kernel");
 		}
 	json_decref(doc);
 }
