@@ -359,6 +359,8 @@ int cmd_vm(int argc, char **argv)
 					    "boot_s", b.boot_s)));
 		/* part of boot_s: what loading each module took (nfsd's for knfsd cells) */
 		json_object_set(json_object_get(doc, "vm"), "modules_s", b.modules ? b.modules : json_null());
+		json_object_set_new(json_object_get(doc, "vm"), "boot_retried",
+				    b.boot_retried ? json_string(b.boot_retried) : json_null());
 		note_lost_ticks(doc, quiet);
 		rc = mgb_output_commit(&out, doc, err);
 		json_decref(doc);

@@ -290,6 +290,22 @@ static void boot(const char *kdir, const char *release)
 	json_decref(doc);
 }
 
+/* The last line of a command's stderr, for a failed check's own line (a CI log may show no more). */
+static const char *err_tail(const char *err)
+{
+	static char line[400];
+	size_t n = err ? strlen(err) : 0;
+
+	while (n && err[n - 1] == '\n')
+		n--;
+	size_t start = n;
+
+	while (start && err[start - 1] != '\n')
+		start--;
+	snprintf(line, sizeof(line), "%.*s", (int)(n - start), err ? err + start : "");
+	return line;
+}
+
 /*
  * kernel bisect over extraversion (known good: the build above, from the cache), the comment and
  * the fine clock names the fine clock on both filesystems, having tried the comment's prefix; the
@@ -313,7 +329,7 @@ static void bisect(const char *extraversion)
 			       "--fs", "ext4,tmpfs", "--rounds", "2000", NULL };
 	t_mgbench(&o, args);
 	fprintf(stderr, "bisect: %.0f s\n%s%s", now_s() - t0, o.out, o.err);
-	T_CHECK(o.status == 0, "kernel bisect exits 0, got %d", o.status);
+	T_CHECK(o.status == 0, "kernel bisect exits 0, got %d: %s", o.status, err_tail(o.err));
 	/* the good prefix, the whole series, then the comment's: each with its times */
 	T_CHECK(strstr(o.out, "3 prefixes tried, ") && strstr(o.out, "build s  guest s"), "three prefixes, timed: %s",
 		o.out);
@@ -416,7 +432,7 @@ static void bisect_git(const char *extraversion)
 	t0 = now_s();
 	t_mgbench(&o, args);
 	fprintf(stderr, "bisect over git: %.0f s\n%s%s", now_s() - t0, o.out, o.err);
-	T_CHECK(o.status == 0, "kernel bisect over git exits 0, got %d", o.status);
+	T_CHECK(o.status == 0, "kernel bisect over git exits 0, got %d: %s", o.status, err_tail(o.err));
 	T_CHECK(strstr(o.out, "ext4: first changed by commit 2 of 2, ") &&
 			strstr(o.out, "tmpfs: first changed by commit 2 of 2, ") &&
 			strstr(o.out, " every stamp from the fine clock (better distinct"),

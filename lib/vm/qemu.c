@@ -44,10 +44,11 @@ char *mgb_vm_qemu_version(char *err)
 void mgb_vm_boot_free(struct mgb_vm_boot *b)
 {
 	free(b->accel_used);
+	free(b->boot_retried);
 	free(b->document);
 	json_decref(b->modules);
 	b->modules = NULL;
-	b->accel_used = b->document = NULL;
+	b->accel_used = b->document = b->boot_retried = NULL;
 }
 
 static pid_t launch(const struct mgb_vm_boot *b, const char *accel, int *fd, char *err)
@@ -307,6 +308,20 @@ static enum outcome boot_once(struct mgb_vm_boot *b, const char *accel, struct c
 	return BOOT_DONE;
 }
 
+bool mgb_vm_stale_breakpoint(const char *accel, bool saw_init, const char *oops)
+{
+	return !strcmp(accel, "tcg") && !saw_init && !strncmp(oops, "Oops: int3", 10);
+}
+
+static void console_free(struct console *c)
+{
+	free(c->doc);
+	free(c->stderr_text);
+	json_decref(c->modules);
+	c->doc = c->stderr_text = NULL;
+	c->modules = NULL;
+}
+
 int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 {
 	struct console c;
@@ -323,10 +338,18 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 		else
 			fprintf(stderr, "mgbench vm: KVM failed (%.100s); falling back to TCG\n",
 				c.last[0] ? c.last : "qemu exited");
-		free(c.doc);
-		free(c.stderr_text);
-		json_decref(c.modules);
+		console_free(&c);
 		accel = "tcg";
+		oc = boot_once(b, accel, &c, err);
+	}
+	if (oc == BOOT_PANIC && mgb_vm_stale_breakpoint(accel, c.saw_init, c.oops)) {
+		/* nothing was measured yet, so one more boot loses nothing; the document says it happened */
+		if (asprintf(&b->boot_retried, "%s (after %s%s%s)", c.panic, c.oops, c.rip[0] ? "; " : "", c.rip) < 0)
+			b->boot_retried = NULL;
+		fprintf(stderr, "mgbench vm: the guest kernel panicked before its init at a stale breakpoint (%s%s%s): "
+			"under TCG a vCPU can run code another has just patched; booting once more\n", c.oops,
+			c.rip[0] ? "; " : "", c.rip);
+		console_free(&c);
 		oc = boot_once(b, accel, &c, err);
 	}
 	switch (oc) {
@@ -369,8 +392,6 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 	case BOOT_ERROR:
 		break;
 	}
-	free(c.doc);
-	free(c.stderr_text);
-	json_decref(c.modules);
+	console_free(&c);
 	return rc;
 }
