@@ -74,6 +74,23 @@ static int git_quiet(const char *const argv[], const char *what, char *err)
 	return s ? 0 : -1;
 }
 
+/*
+ * --source names the repository: an exported GIT_DIR (or GIT_WORK_TREE, GIT_INDEX_FILE, ...)
+ * would make every `git -C SOURCE` below read another one's commits.  git lists the variables
+ * that locate a repository; drop them, as git's own scripts do before entering another one.
+ */
+static void drop_repository_env(void)
+{
+	const char *argv[] = { "git", "rev-parse", "--local-env-vars", NULL };
+	char *out = NULL, e[MGB_ERR_LEN], *save = NULL;
+
+	if (mgb_capture(argv, NULL, &out, e) == 0 && out)
+		for (char *v = strtok_r(out, "\n", &save); v; v = strtok_r(NULL, "\n", &save))
+			if (!strncmp(v, "GIT_", 4))
+				unsetenv(v);
+	free(out);
+}
+
 int mgb_bisect_git_open(const char *source, const char *good, const char *bad, struct mgb_bisect_git *g, char *err)
 {
 	char *cache = NULL, *out = NULL, hex[65], e[MGB_ERR_LEN];
@@ -81,6 +98,7 @@ int mgb_bisect_git_open(const char *source, const char *good, const char *bad, s
 
 	memset(g, 0, sizeof(*g));
 	g->lockfd = -1;
+	drop_repository_env();
 	{
 		const char *argv[] = { "git", "-C", source, "rev-parse", "--show-toplevel", NULL };
 

@@ -429,9 +429,27 @@ static void bisect_git(const char *extraversion)
 	const char *args[] = { "kernel", "bisect", "--source", repo, "--good", "HEAD~2", "--metric", "distinct", "-o", out,
 			       "--", "run", "write", "--fs", "ext4,tmpfs", "--rounds", "2000", NULL };
 
+	/* a decoy exported as GIT_DIR and GIT_WORK_TREE: --source, not the environment, names the
+	 * repository (HEAD~2 does not even exist in the decoy) */
+	const char *decoy = tmp_path("decoy"), *dinit[] = { "init", "-q", decoy, NULL },
+		   *dc[] = { "-c", "user.name=it", "-c", "user.email=it@mgbench", "commit", "-q", "--allow-empty", "-m",
+			     "decoy", NULL };
+	char decoy_git[700], decoy_head[100], decoy_after[100];
+
+	mgb_remove_tree(decoy);
+	snprintf(decoy_git, sizeof(decoy_git), "%s/.git", decoy);
+	T_CHECK(!git(NULL, dinit, NULL, 0) && !git(decoy, dc, NULL, 0), "a decoy repository");
+	git(decoy, rp, decoy_head, sizeof(decoy_head));
+	setenv("GIT_DIR", decoy_git, 1);
+	setenv("GIT_WORK_TREE", decoy, 1);
 	t0 = now_s();
 	t_mgbench(&o, args);
+	unsetenv("GIT_DIR");
+	unsetenv("GIT_WORK_TREE");
 	fprintf(stderr, "bisect over git: %.0f s\n%s%s", now_s() - t0, o.out, o.err);
+	git(decoy, rp, decoy_after, sizeof(decoy_after));
+	T_CHECK(*decoy_head && !strcmp(decoy_head, decoy_after), "the decoy's HEAD is untouched: %s, %s", decoy_head,
+		decoy_after);
 	T_CHECK(o.status == 0, "kernel bisect over git exits 0, got %d: %s", o.status, err_tail(o.err));
 	T_CHECK(strstr(o.out, "ext4: first changed by commit 2 of 2, ") &&
 			strstr(o.out, "tmpfs: first changed by commit 2 of 2, ") &&
@@ -457,6 +475,7 @@ static void bisect_git(const char *extraversion)
 	t_output_free(&o);
 	mgb_remove_tree(out);
 	mgb_remove_tree(repo);
+	mgb_remove_tree(decoy);
 	unlink(p2);
 	unlink(p3);
 }
