@@ -108,6 +108,24 @@ int mgb_bisect_git_open(const char *source, const char *good, const char *bad, s
 	if (!(g->commits = calloc(1, sizeof(*g->commits))) || !(g->commits[0] = resolve(g->repo, good, "--good", err)) ||
 	    !(g->bad = resolve(g->repo, bad ? bad : "HEAD", "--bad", err)))
 		goto out;
+	/* what a kernel build looks for, asked of the commit itself: a repository of something else
+	 * is refused naming it, before a worktree is made or the cache is touched */
+	static const char *const kernel_files[] = { "Makefile", "Kconfig", "arch/x86/Kconfig", "scripts/kconfig" };
+
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(kernel_files); i++) {
+		char obj[200];
+
+		snprintf(obj, sizeof(obj), "%s:%s", g->commits[0], kernel_files[i]);
+		const char *argv[] = { "git", "-C", g->repo, "cat-file", "-e", obj, NULL };
+
+		if (mgb_capture(argv, NULL, &out, e)) {
+			mgb_err(err, "--source %.200s at --good %.60s is not a Linux kernel tree (it has no %s)", g->repo,
+				good, kernel_files[i]);
+			goto out;
+		}
+		free(out);
+		out = NULL;
+	}
 	{
 		const char *argv[] = { "git", "-C", g->repo, "merge-base", "--is-ancestor", g->commits[0], g->bad, NULL };
 

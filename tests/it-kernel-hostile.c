@@ -11,6 +11,7 @@
 #include "target.h"
 #include "util.h"
 #include "kbuild.h"
+#include "vm.h" /* mgb_capture */
 
 #include <dirent.h>
 #include <errno.h>
@@ -603,6 +604,47 @@ static void config_debian_refused(const char *tree)
 	refused("--config debian on a 5.10 tree", a3, "Debian ships no kernel config mgbench knows for 5.10");
 }
 
+/* kernel bisect over git, refused before a worktree is made or anything built: a directory
+ * that is no repository, a revision it does not have, and a repository of something else. */
+static void bisect_git_refused(void)
+{
+	const char *repo = path_of("notkernel"), *plain = path_of("plain"), *readme = path_of("notkernel/README");
+	char kb[700], *err = NULL, e[MGB_ERR_LEN];
+
+	mkdir(plain, 0755);
+	const char *init[] = { "git", "init", "-q", repo, NULL },
+		   *add[] = { "git", "-C", repo, "add", "README", NULL },
+		   *c[] = { "git", "-C", repo, "-c", "user.name=it", "-c", "user.email=it@mgbench", "commit", "-q",
+			    "-m", "a commit", NULL };
+	int st = mgb_capture(init, NULL, &err, e);
+
+	free(err);
+	write_file(readme, "one\n");
+	st = st || mgb_capture(add, NULL, NULL, e) || mgb_capture(c, NULL, NULL, e);
+	write_file(readme, "two\n");
+	st = st || mgb_capture(add, NULL, NULL, e) || mgb_capture(c, NULL, NULL, e);
+	T_CHECK(!st, "a repository of two commits, no kernel in it");
+
+	const char *a1[] = { "kernel", "bisect", "--source", plain, "--good", "HEAD", "--metric", "distinct", "--", "run",
+			     "write", "--fs", "tmpfs", NULL };
+	refused("bisect: no repository", a1, "--source is not a git work tree");
+	const char *a2[] = { "kernel", "bisect", "--source", repo, "--good", "v9.9", "--metric", "distinct", "--", "run",
+			     "write", "--fs", "tmpfs", NULL };
+	refused("bisect: an unknown --good", a2, "--good v9.9 in ");
+	const char *a3[] = { "kernel", "bisect", "--source", repo, "--good", "HEAD~1", "--metric", "distinct", "--",
+			     "run", "write", "--fs", "tmpfs", NULL };
+	refused("bisect: not a kernel", a3, "notkernel at --good HEAD~1 is not a Linux kernel tree (it has no Makefile)");
+	snprintf(kb, sizeof(kb), "%s/kbuild", cache);
+	DIR *d = opendir(kb);
+	bool worktree = false;
+
+	for (struct dirent *de; d && (de = readdir(d));)
+		worktree |= !strncmp(de->d_name, "git-", 4);
+	if (d)
+		closedir(d);
+	T_CHECK(!worktree, "no worktree (kbuild/git-*) was made in the cache");
+}
+
 /* D15, D29: string values with blanks and long values stick; parse errors are escaped; a
  * "# CONFIG_X is not set" for an option the kernel does not have is refused. */
 static void config_fragments(const char *tree)
@@ -798,6 +840,7 @@ int main(void)
 	T_RUN(bad_inputs(tree));
 	T_RUN(config_fragments(tree));
 	T_RUN(config_debian_refused(tree));
+	T_RUN(bisect_git_refused());
 	T_RUN(version_traversal());
 	T_RUN(output_dirs(tree));
 	T_RUN(cache_dirs(tree));
