@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "kernel_bisect.h"
+#include "kbuild.h" /* mgb_kb_tree_files */
 #include "target.h" /* mgb_remove_tree */
 #include "util.h"
 #include "vm.h"
@@ -110,17 +111,15 @@ int mgb_bisect_git_open(const char *source, const char *good, const char *bad, s
 		goto out;
 	/* what a kernel build looks for, asked of the commit itself: a repository of something else
 	 * is refused naming it, before a worktree is made or the cache is touched */
-	static const char *const kernel_files[] = { "Makefile", "Kconfig", "arch/x86/Kconfig", "scripts/kconfig" };
-
-	for (size_t i = 0; i < MGB_ARRAY_SIZE(kernel_files); i++) {
+	for (size_t i = 0; mgb_kb_tree_files[i]; i++) {
 		char obj[200];
 
-		snprintf(obj, sizeof(obj), "%s:%s", g->commits[0], kernel_files[i]);
+		snprintf(obj, sizeof(obj), "%s:%s", g->commits[0], mgb_kb_tree_files[i]);
 		const char *argv[] = { "git", "-C", g->repo, "cat-file", "-e", obj, NULL };
 
 		if (mgb_capture(argv, NULL, &out, e)) {
 			mgb_err(err, "--source %.200s at --good %.60s is not a Linux kernel tree (it has no %s)", g->repo,
-				good, kernel_files[i]);
+				good, mgb_kb_tree_files[i]);
 			goto out;
 		}
 		free(out);

@@ -47,6 +47,10 @@ void mgb_kbuild_series_free(char **files, size_t n);
  * (./debian for a file of that name); -1 with err for a second fragment or a second debian. */
 int mgb_kbuild_config_arg(struct mgb_kbuild *b, const char *arg, char *err);
 
+/* The files a directory (or a commit) needs to be a Linux kernel tree mgbench builds: the top
+ * Makefile (with VERSION and PATCHLEVEL), Kconfig, arch/x86/Kconfig, scripts/kconfig; NULL-ended. */
+extern const char *const mgb_kb_tree_files[];
+
 /* The fragment compiled in from lib/kbuild/kernel.config. */
 extern const char mgb_kbuild_fragment[];
 

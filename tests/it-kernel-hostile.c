@@ -609,16 +609,15 @@ static void config_debian_refused(const char *tree)
 static void bisect_git_refused(void)
 {
 	const char *repo = path_of("notkernel"), *plain = path_of("plain"), *readme = path_of("notkernel/README");
-	char kb[700], *err = NULL, e[MGB_ERR_LEN];
+	char kb[700], e[MGB_ERR_LEN];
 
 	mkdir(plain, 0755);
 	const char *init[] = { "git", "init", "-q", repo, NULL },
 		   *add[] = { "git", "-C", repo, "add", "README", NULL },
 		   *c[] = { "git", "-C", repo, "-c", "user.name=it", "-c", "user.email=it@mgbench", "commit", "-q",
 			    "-m", "a commit", NULL };
-	int st = mgb_capture(init, NULL, &err, e);
+	int st = mgb_capture(init, NULL, NULL, e);
 
-	free(err);
 	write_file(readme, "one\n");
 	st = st || mgb_capture(add, NULL, NULL, e) || mgb_capture(c, NULL, NULL, e);
 	write_file(readme, "two\n");

@@ -32,6 +32,8 @@ void mgb_kb_source_free(struct mgb_kb_source *s)
 	memset(s, 0, sizeof(*s));
 }
 
+const char *const mgb_kb_tree_files[] = { "Makefile", "Kconfig", "arch/x86/Kconfig", "scripts/kconfig", NULL };
+
 static bool exists(const char *dir, const char *rel)
 {
 	char p[PATH_MAX];
@@ -151,8 +153,11 @@ static int from_dir(const char *dir, struct mgb_kb_source *s, char *err)
 			       mgb_debian_kernel_names(true));
 	if (!(s->tree = realpath(dir, NULL)))
 		return mgb_err(err, "--source %s: %s", dir, strerror(errno));
-	if (!exists(s->tree, "Kconfig") || !exists(s->tree, "arch/x86/Kconfig") ||
-	    !exists(s->tree, "scripts/kconfig") || !(s->version = makefile_version(s->tree)))
+	bool tree = true;
+
+	for (size_t i = 0; mgb_kb_tree_files[i]; i++)
+		tree = tree && exists(s->tree, mgb_kb_tree_files[i]);
+	if (!tree || !(s->version = makefile_version(s->tree)))
 		return mgb_err(err, "--source %s is not a Linux kernel tree (no Makefile with VERSION and "
 			       "PATCHLEVEL, Kconfig, arch/x86, scripts/kconfig)", dir);
 	/* make O=... refuses a tree configured in place; say so before copying anything */

@@ -313,6 +313,15 @@ bool mgb_vm_stale_breakpoint(const char *accel, bool saw_init, const char *oops)
 	return !strcmp(accel, "tcg") && !saw_init && !strncmp(oops, "Oops: int3", 10);
 }
 
+/* "Kernel panic - ... (after Oops: ...; RIP: ...)": the panic with the oops that led to it, if any. */
+static void panic_text(const struct console *c, char *buf, size_t len)
+{
+	if (c->oops[0])
+		snprintf(buf, len, "%s (after %s%s%s)", c->panic, c->oops, c->rip[0] ? "; " : "", c->rip);
+	else
+		snprintf(buf, len, "%s", c->panic);
+}
+
 static void console_free(struct console *c)
 {
 	free(c->doc);
@@ -325,6 +334,7 @@ static void console_free(struct console *c)
 int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 {
 	struct console c;
+	char panic[sizeof(c.panic) + sizeof(c.oops) + sizeof(c.rip) + 16];
 	const char *accel = b->accel && !strcmp(b->accel, "kvm") ? "kvm" : "tcg";
 	enum outcome oc;
 	int rc = -1;
@@ -344,8 +354,8 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 	}
 	if (oc == BOOT_PANIC && mgb_vm_stale_breakpoint(accel, c.saw_init, c.oops)) {
 		/* nothing was measured yet, so one more boot loses nothing; the document says it happened */
-		if (asprintf(&b->boot_retried, "%s (after %s%s%s)", c.panic, c.oops, c.rip[0] ? "; " : "", c.rip) < 0)
-			b->boot_retried = NULL;
+		panic_text(&c, panic, sizeof(panic));
+		b->boot_retried = strdup(panic);
 		fprintf(stderr, "mgbench vm: the guest kernel panicked before its init at a stale breakpoint (%s%s%s): "
 			"under TCG a vCPU can run code another has just patched; booting once more\n", c.oops,
 			c.rip[0] ? "; " : "", c.rip);
@@ -369,11 +379,8 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 		break;
 	case BOOT_PANIC:
 		/* one line, with the oops that led to it: under --quiet nothing else of the console shows */
-		if (c.oops[0])
-			mgb_err(err, "the guest kernel panicked: %s (after %s%s%s)", c.panic, c.oops, c.rip[0] ? "; " : "",
-				c.rip);
-		else
-			mgb_err(err, "the guest kernel panicked: %s", c.panic);
+		panic_text(&c, panic, sizeof(panic));
+		mgb_err(err, "the guest kernel panicked: %s", panic);
 		break;
 	case BOOT_TIMEOUT:
 		mgb_err(err, "the guest did not finish within %u s (--timeout); last console line: %.120s",
