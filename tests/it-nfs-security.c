@@ -142,12 +142,24 @@ static char *read_file(const char *path)
 	return buf;
 }
 
-/* Wait until the run's cell has a server other than `other` and is in its workload. */
+/* Has the run exited?  (Asked without reaping it: wait_exit does that.) */
+static bool run_exited(pid_t run)
+{
+	siginfo_t info = { 0 };
+
+	return waitid(P_PID, (id_t)run, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid == run;
+}
+
+/*
+ * Wait until the run's cell has a server other than `other` and is in its workload.  The wait
+ * for a second cell's server spans the whole first cell, whose length depends on the machine,
+ * so it ends when the run does (or after 10 minutes), not after a fixed time.
+ */
 static pid_t wait_server(pid_t run, pid_t other)
 {
 	pid_t s = 0;
 
-	for (int i = 0; i < 1500 && !s; i++) {
+	for (int i = 0; i < 60000 && !s && !run_exited(run); i++) {
 		if (t_in_workload(run, "write"))
 			s = find_server(other);
 		if (!s)
@@ -270,7 +282,8 @@ static int killed_server_trial(const char *backend, const char *rounds, unsigned
 	run = start_run(extra, doc, errf);
 	first = wait_server(run, 0);
 	second = first > 0 ? wait_server(run, first) : 0;
-	T_CHECK(second > 0, "%s trial %u: the second cell's server runs", backend, trial);
+	T_CHECK(second > 0, "%s trial %u: the second cell's server runs (%s): %s", backend, trial,
+		first > 0 ? "the first's did" : "no first either", run_exited(run) ? read_file(errf) : "");
 	usleep((useconds_t)(600 + 97 * trial % 400) * 1000); /* after its start; a different moment each trial */
 	if (sigint)
 		kill(run, SIGINT);
