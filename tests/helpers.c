@@ -641,6 +641,30 @@ bool t_in_workload(pid_t pid, const char *workload)
 	return !strncmp(comm, want, strlen(want) < 15 ? strlen(want) : 15);
 }
 
+double t_now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+bool t_child_exited(pid_t pid)
+{
+	siginfo_t info = { 0 };
+
+	return waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid == pid;
+}
+
+bool t_wait_workload(pid_t pid, const char *workload)
+{
+	double t0 = t_now_s();
+
+	while (!t_in_workload(pid, workload) && !t_child_exited(pid) && t_now_s() - t0 < 300)
+		usleep(20 * 1000);
+	return t_in_workload(pid, workload);
+}
+
 void t_cleanup(void)
 {
 	if (t_tmpdir[0])

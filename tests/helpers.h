@@ -164,6 +164,15 @@ bool t_proc_cmdline_has(const struct t_proc *p, const void *arg);
 
 /* Has the mgbench run with this pid reached the workload?  (It names its task mgb-<workload>.) */
 bool t_in_workload(pid_t pid, const char *workload);
+/* Seconds on the monotonic clock, for a test that times or bounds a wait. */
+double t_now_s(void);
+/* Has the child pid exited?  Asked without reaping it, so the test's waitpid still sees its status. */
+bool t_child_exited(pid_t pid);
+/*
+ * Wait until the run reaches its workload: true if it did, false if it exited first or took over
+ * 5 minutes.  Its setup's length depends on the machine's load, so there is no shorter limit.
+ */
+bool t_wait_workload(pid_t pid, const char *workload);
 
 void t_cleanup(void);
 

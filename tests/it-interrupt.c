@@ -19,11 +19,8 @@ static pid_t start_run(const char *path)
 {
 	const char *args[] = { "run", "write", "--fs", "xfs,ext4", "--rounds", "1000000000", "-o", path, "-q", NULL };
 	pid_t pid = t_mgbench_start(args, NULL, NULL);
-	int waited = 0;
 
-	while (!t_in_workload(pid, "write") && waited++ < 300)
-		usleep(20 * 1000);
-	T_CHECK(t_in_workload(pid, "write"), "the run reached the workload");
+	T_CHECK(t_wait_workload(pid, "write"), "the run reached the workload");
 	usleep(200 * 1000);
 	return pid;
 }

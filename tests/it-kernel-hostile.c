@@ -105,14 +105,6 @@ static const char *fake_tree(const char *name, const char *extraversion, const c
 	return dir;
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* Start mgbench with args (stdout and stderr to base/async.err); its pid. */
 static pid_t start(const char *const args[], const char *path_prefix)
 {
@@ -143,10 +135,10 @@ static pid_t start(const char *const args[], const char *path_prefix)
 /* Its exit status (128+N for a signal), or -1 if still running after timeout_s (then killed). */
 static int wait_for(pid_t pid, double timeout_s)
 {
-	double t0 = now_s();
+	double t0 = t_now_s();
 	int status;
 
-	while (now_s() - t0 < timeout_s) {
+	while (t_now_s() - t0 < timeout_s) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
 
 		if (r == pid)
@@ -172,10 +164,10 @@ static int run(const char *const args[], double timeout_s, char **out)
 /* The pid a recipe or shim wrote to file, once it exists (0 if it never does). */
 static pid_t pid_from(const char *file, double timeout_s)
 {
-	double t0 = now_s();
+	double t0 = t_now_s();
 	long pid = 0;
 
-	while (now_s() - t0 < timeout_s) {
+	while (t_now_s() - t0 < timeout_s) {
 		char *s = t_slurp(file);
 
 		if (s && sscanf(s, "%ld", &pid) == 1 && pid > 0) {
@@ -191,9 +183,9 @@ static pid_t pid_from(const char *file, double timeout_s)
 /* Is pid gone (within timeout_s)? */
 static bool gone(pid_t pid, double timeout_s)
 {
-	double t0 = now_s();
+	double t0 = t_now_s();
 
-	while (now_s() - t0 < timeout_s) {
+	while (t_now_s() - t0 < timeout_s) {
 		if (kill(pid, 0) && errno == ESRCH)
 			return true;
 		usleep(20000);
@@ -236,11 +228,11 @@ static void signal_during_make(int sig)
 	double t0;
 
 	T_CHECK(child > 0, "make's recipe started");
-	t0 = now_s();
+	t0 = t_now_s();
 	kill(pid, sig);
 	rc = wait_for(pid, 8);
 	T_CHECK(rc == 128 + sig, "signal %d while make runs: exit %d, want %d", sig, rc, 128 + sig);
-	fprintf(stderr, "D6: signal %d: exit %d after %.2f s\n", sig, rc, now_s() - t0);
+	fprintf(stderr, "D6: signal %d: exit %d after %.2f s\n", sig, rc, t_now_s() - t0);
 	T_CHECK(child > 0 && gone(child, 3), "make's child (pid %d) was stopped", (int)child);
 	T_CHECK(kbuild_count(".work") == 0, "no work tree left: %u", kbuild_count(".work"));
 	T_CHECK(kbuild_count(".failed.log") == 0, "no failure log claiming a compile failure");
@@ -555,11 +547,11 @@ static void config_failure_keeps_log(void)
 static void refused(const char *what, const char *const args[], const char *want)
 {
 	char *out;
-	double t0 = now_s();
+	double t0 = t_now_s();
 	int rc = run(args, 15, &out);
 
 	T_CHECK(rc == 1 && strstr(out, want), "%s: exit %d (want 1, saying '%s'): %s", what, rc, want, out);
-	fprintf(stderr, "%s: exit %d in %.2f s: %s", what, rc, now_s() - t0, out);
+	fprintf(stderr, "%s: exit %d in %.2f s: %s", what, rc, t_now_s() - t0, out);
 	free(out);
 }
 

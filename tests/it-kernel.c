@@ -28,14 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static const char *tmp_path(const char *name)
 {
 	static char p[8][512];
@@ -317,7 +309,7 @@ static void bisect(const char *extraversion)
 	const char *dir = tmp_path("series"), *out = tmp_path("bisect");
 	char p2[600], p3[600], doc[700];
 	struct t_output o;
-	double t0 = now_s();
+	double t0 = t_now_s();
 
 	mkdir(dir, 0755);
 	snprintf(p2, sizeof(p2), "%s/0002-comment.patch", dir);
@@ -328,7 +320,7 @@ static void bisect(const char *extraversion)
 			       "--patches", p3, "--good", "1", "--metric", "distinct", "-o", out, "--", "run", "write",
 			       "--fs", "ext4,tmpfs", "--rounds", "2000", NULL };
 	t_mgbench(&o, args);
-	fprintf(stderr, "bisect: %.0f s\n%s%s", now_s() - t0, o.out, o.err);
+	fprintf(stderr, "bisect: %.0f s\n%s%s", t_now_s() - t0, o.out, o.err);
 	T_CHECK(o.status == 0, "kernel bisect exits 0, got %d: %s", o.status, err_tail(o.err));
 	/* the good prefix, the whole series, then the comment's: each with its times */
 	T_CHECK(strstr(o.out, "3 prefixes tried, ") && strstr(o.out, "build s  guest s"), "three prefixes, timed: %s",
@@ -404,7 +396,7 @@ static void bisect_git(const char *extraversion)
 	write_file(p2, comment_patch);
 	write_file(p3, fine_patch);
 	mgb_remove_tree(repo);
-	t0 = now_s();
+	t0 = t_now_s();
 	{
 		const char *init[] = { "init", "-q", repo, NULL }, *add[] = { "-C", tree, gd, wt, "add", "-A", "-f", NULL },
 			   *id[] = { "config", "user.email", "it@mgbench", NULL },
@@ -422,7 +414,7 @@ static void bisect_git(const char *extraversion)
 			"a repository of the source and three commits");
 	}
 	globfree(&g);
-	fprintf(stderr, "git repository: %.0f s\n", now_s() - t0);
+	fprintf(stderr, "git repository: %.0f s\n", t_now_s() - t0);
 	const char *rp[] = { "rev-parse", "HEAD", NULL }, *wl[] = { "worktree", "list", "--porcelain", NULL };
 
 	git(repo, rp, head, sizeof(head));
@@ -442,11 +434,11 @@ static void bisect_git(const char *extraversion)
 	git(decoy, rp, decoy_head, sizeof(decoy_head));
 	setenv("GIT_DIR", decoy_git, 1);
 	setenv("GIT_WORK_TREE", decoy, 1);
-	t0 = now_s();
+	t0 = t_now_s();
 	t_mgbench(&o, args);
 	unsetenv("GIT_DIR");
 	unsetenv("GIT_WORK_TREE");
-	fprintf(stderr, "bisect over git: %.0f s\n%s%s", now_s() - t0, o.out, o.err);
+	fprintf(stderr, "bisect over git: %.0f s\n%s%s", t_now_s() - t0, o.out, o.err);
 	git(decoy, rp, decoy_after, sizeof(decoy_after));
 	T_CHECK(*decoy_head && !strcmp(decoy_head, decoy_after), "the decoy's HEAD is untouched: %s, %s", decoy_head,
 		decoy_after);
@@ -605,9 +597,9 @@ int main(void)
 	{
 		const char *args[] = { "kernel", "build", "--source", "debian:6.1", "--patches", patch, "-o", out, NULL };
 
-		t0 = now_s();
+		t0 = t_now_s();
 		t_mgbench(&o, args);
-		t_built = now_s() - t0;
+		t_built = t_now_s() - t0;
 		compiled = !strstr(o.err, "from the cache");
 		T_CHECK(o.status == 0, "kernel build exits 0, got %d: %s", o.status, o.err);
 		fprintf(stderr, "build: %.1f s: %s", t_built, o.err);
@@ -617,9 +609,9 @@ int main(void)
 	{
 		const char *args[] = { "kernel", "build", "--source", "debian:6.1", "--patches", patch, "-o", out2, NULL };
 
-		t0 = now_s();
+		t0 = t_now_s();
 		t_mgbench(&o, args);
-		t_cached = now_s() - t0;
+		t_cached = t_now_s() - t0;
 		T_CHECK(o.status == 0, "the repeat exits 0, got %d: %s", o.status, o.err);
 		T_CHECK(strstr(o.err, "from the cache") != NULL, "the repeat is served from the cache: %s", o.err);
 		/* judged against the compile measured just before, never against a fixed time */

@@ -32,14 +32,6 @@
 #include <nfsc/libnfs.h>
 #endif
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /* ganesha.nfsd processes whose command line holds this test's TMPDIR. */
 static bool our_server(const struct t_proc *p, const void *tmp)
 {
@@ -120,12 +112,12 @@ static pid_t start_run(const char *const extra[], const char *doc, const char *e
 
 static int wait_exit(pid_t pid, double *took)
 {
-	double t0 = now_s();
+	double t0 = t_now_s();
 	int status;
 
 	waitpid(pid, &status, 0);
 	if (took)
-		*took = now_s() - t0;
+		*took = t_now_s() - t0;
 	/* a signal as 256 + it: told apart from an exit 130 after SIGINT */
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 256 + WTERMSIG(status);
 }
@@ -142,14 +134,6 @@ static char *read_file(const char *path)
 	return buf;
 }
 
-/* Has the run exited?  (Asked without reaping it: wait_exit does that.) */
-static bool run_exited(pid_t run)
-{
-	siginfo_t info = { 0 };
-
-	return waitid(P_PID, (id_t)run, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid == run;
-}
-
 /*
  * Wait until the run's cell has a server other than `other` and is in its workload.  The wait
  * for a second cell's server spans the whole first cell, whose length depends on the machine,
@@ -159,7 +143,7 @@ static pid_t wait_server(pid_t run, pid_t other)
 {
 	pid_t s = 0;
 
-	for (int i = 0; i < 60000 && !s && !run_exited(run); i++) {
+	for (int i = 0; i < 60000 && !s && !t_child_exited(run); i++) {
 		if (t_in_workload(run, "write"))
 			s = find_server(other);
 		if (!s)
@@ -283,7 +267,7 @@ static int killed_server_trial(const char *backend, const char *rounds, unsigned
 	first = wait_server(run, 0);
 	second = first > 0 ? wait_server(run, first) : 0;
 	T_CHECK(second > 0, "%s trial %u: the second cell's server runs (%s): %s", backend, trial,
-		first > 0 ? "the first's did" : "no first either", run_exited(run) ? read_file(errf) : "");
+		first > 0 ? "the first's did" : "no first either", t_child_exited(run) ? read_file(errf) : "");
 	usleep((useconds_t)(600 + 97 * trial % 400) * 1000); /* after its start; a different moment each trial */
 	if (sigint)
 		kill(run, SIGINT);
@@ -450,11 +434,11 @@ static void stopped_server(void)
 		int rc;
 
 		usleep(300 * 1000);
-		t0 = now_s();
+		t0 = t_now_s();
 		if (server > 0)
 			kill(server, SIGSTOP);
 		rc = wait_exit(run, NULL);
-		took = now_s() - t0;
+		took = t_now_s() - t0;
 		fprintf(stderr, "%s: SIGSTOP, --nfs-timeout 5: exit %d %.2f s after the stop: %s", backends[b], rc, took,
 			read_file(errf));
 		T_CHECK(rc == 1, "%s: stopped server: exit %d (want 1)", backends[b], rc);

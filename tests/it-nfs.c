@@ -30,14 +30,6 @@
 static const char *const backends[] = { "nfs3", "nfs4" };
 static const char *const filesystems[] = { "ext4", "tmpfs" };
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /* ganesha.nfsd processes whose config lies under this test's TMPDIR, or the rpcbinds mgbench
  * started (their /run is mgbench's private tmpfs); optionally the first pid. */
 static bool our_server(const struct t_proc *p, const void *tmp)
@@ -251,12 +243,9 @@ static pid_t start_long_run(const char *backend, const char *timeout, pid_t *ser
 	snprintf(err, sizeof(err), "%s", t_result_path("long.err"));
 	const char *args[] = { "run", "write", "--fs", "tmpfs", "--backend", backend, "--nfs-timeout", timeout,
 			       "--rounds", "1000000000", "-o", path, "-q", NULL };
-	int waited = 0;
 
 	pid = t_mgbench_start(args, NULL, err);
-	while (!t_in_workload(pid, "write") && waited++ < 500)
-		usleep(20 * 1000);
-	T_CHECK(t_in_workload(pid, "write"), "%s: the run reached the workload", backend);
+	T_CHECK(t_wait_workload(pid, "write"), "%s: the run reached the workload", backend);
 	usleep(300 * 1000);
 	*server = 0;
 	count_servers(server);
@@ -266,11 +255,11 @@ static pid_t start_long_run(const char *backend, const char *timeout, pid_t *ser
 
 static int wait_exit(pid_t pid, double *took)
 {
-	double t0 = now_s();
+	double t0 = t_now_s();
 	int status;
 
 	waitpid(pid, &status, 0);
-	*took = now_s() - t0;
+	*took = t_now_s() - t0;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -442,7 +431,7 @@ static void url_to_nothing(void)
 	const char *bad[] = { "run", "write", "--backend", "sync,nfs4", "--nfs-url", url, NULL };
 	struct t_output o;
 	struct t_host before;
-	double t0 = now_s();
+	double t0 = t_now_s();
 
 	snprintf(url, sizeof(url), "nfs://127.0.0.1/export?version=4&nfsport=%u", dead_port());
 	t_host_snapshot(&before);
@@ -450,7 +439,7 @@ static void url_to_nothing(void)
 	T_CHECK(o.status == 1, "--nfs-url to nothing: exit %d (want 1)", o.status);
 	T_CHECK(strstr(o.err, "mount nfs://127.0.0.1") && strchr(o.err, '\n') == strrchr(o.err, '\n'),
 		"one clear line: %s", o.err);
-	T_CHECK(now_s() - t0 < 10, "--nfs-url to nothing: quick (%.2f s)", now_s() - t0);
+	T_CHECK(t_now_s() - t0 < 10, "--nfs-url to nothing: quick (%.2f s)", t_now_s() - t0);
 	fprintf(stderr, "--nfs-url %s: %s", url, o.err);
 	t_output_free(&o);
 	check_no_server("--nfs-url");

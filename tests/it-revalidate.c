@@ -361,13 +361,11 @@ static void interrupt_sequenced(void)
 	const char *path = t_result_path("interrupted.json");
 	const char *args[] = { "run", "revalidate", "--sequenced", "--fs", "tmpfs", "--rounds", "1000000000", "-o",
 			       path, "-q", NULL };
-	int status = 0, waited = 0;
+	int status = 0, waited;
 	json_t *doc, *cell;
 	pid_t pid = t_mgbench_start(args, NULL, NULL);
 
-	while (!t_in_workload(pid, "revalidate") && waited++ < 300)
-		usleep(20 * 1000);
-	T_CHECK(t_in_workload(pid, "revalidate"), "the run reached the workload");
+	T_CHECK(t_wait_workload(pid, "revalidate"), "the run reached the workload");
 	usleep(200 * 1000);
 	kill(pid, SIGINT);
 	for (waited = 0; waitpid(pid, &status, WNOHANG) == 0; waited++) {

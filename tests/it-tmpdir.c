@@ -198,7 +198,7 @@ static void scratch_hygiene(void)
 	char stale[600], live[600], foreign[600];
 	struct t_output o;
 	bool empty;
-	int status, waited = 0;
+	int status;
 	pid_t pid;
 
 	T_CHECK(t_scratch_dirs(&empty) == 0, "no scratch directory left by the runs so far");
@@ -209,9 +209,7 @@ static void scratch_hygiene(void)
 
 		pid = t_mgbench_start(long_run, NULL, NULL);
 	}
-	while (!t_in_workload(pid, "write") && waited++ < 500)
-		usleep(20 * 1000);
-	T_CHECK(t_in_workload(pid, "write"), "the run to be killed reached its workload");
+	T_CHECK(t_wait_workload(pid, "write"), "the run to be killed reached its workload");
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	T_CHECK(t_scratch_dirs(&empty) <= 1 && empty, "SIGKILL left %u scratch directories%s",

@@ -34,14 +34,6 @@ struct run {
 	char err[16384];
 };
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static void read_file(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY);
@@ -69,7 +61,7 @@ static void run(struct run *r, const struct how *h, const char *const args[])
 	const char *bin = getenv("MGBENCH") ?: "./mgbench";
 	char errpath[512];
 	const char *argv[40] = { bin };
-	double t0 = now_s(), sent = 0;
+	double t0 = t_now_s(), sent = 0;
 	int status, n = 1;
 	pid_t pid;
 
@@ -107,13 +99,13 @@ static void run(struct run *r, const struct how *h, const char *const args[])
 			break;
 		if (!sent && h->sig) {
 			read_file(errpath, r->err, sizeof(r->err));
-			if ((h->stop_at && strstr(r->err, h->stop_at)) || (h->stop_after && now_s() - t0 > h->stop_after)) {
+			if ((h->stop_at && strstr(r->err, h->stop_at)) || (h->stop_after && t_now_s() - t0 > h->stop_after)) {
 				kill(h->group ? -pid : pid, h->sig);
-				sent = now_s();
+				sent = t_now_s();
 				r->booting_at_signal = strstr(r->err, "booting") != NULL;
 			}
 		}
-		if (now_s() - t0 > h->limit) {
+		if (t_now_s() - t0 > h->limit) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
@@ -122,8 +114,8 @@ static void run(struct run *r, const struct how *h, const char *const args[])
 		}
 		usleep(20 * 1000);
 	}
-	r->secs = now_s() - t0;
-	r->stop_secs = sent ? now_s() - sent : -1;
+	r->secs = t_now_s() - t0;
+	r->stop_secs = sent ? t_now_s() - sent : -1;
 	if (!sent)
 		r->booting_at_signal = false;
 	r->status = status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

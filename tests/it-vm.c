@@ -20,14 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* qemu processes booting an initramfs under this test's TMPDIR (ours, not other users'). */
 static bool our_qemu(const struct t_proc *p, const void *tmp)
 {
@@ -146,8 +138,8 @@ static void signal_leaves_no_qemu(int sig)
 	int status;
 	pid_t pid = t_mgbench_start(args, "/dev/null", "/dev/null");
 
-	t0 = now_s();
-	while (our_qemus() == 0 && now_s() - t0 < 120)
+	t0 = t_now_s();
+	while (our_qemus() == 0 && t_now_s() - t0 < 120)
 		usleep(50 * 1000);
 	T_CHECK(our_qemus() > 0, "signal %d: qemu started", sig);
 	usleep(500 * 1000);
@@ -155,8 +147,8 @@ static void signal_leaves_no_qemu(int sig)
 	waitpid(pid, &status, 0);
 	if (sig == SIGINT)
 		T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 130, "SIGINT: exit 130 (status %#x)", status);
-	t0 = now_s();
-	while (our_qemus() && now_s() - t0 < 5)
+	t0 = t_now_s();
+	while (our_qemus() && t_now_s() - t0 < 5)
 		usleep(50 * 1000);
 	T_CHECK(our_qemus() == 0, "signal %d: no qemu left running", sig);
 	T_CHECK(access(path, F_OK) != 0, "signal %d: no result file", sig);
@@ -184,11 +176,11 @@ int main(void)
 	{
 		const char *args[] = { "vm", "--kernel", bogus, "--", "run", "write", NULL };
 
-		t0 = now_s();
+		t0 = t_now_s();
 		t_mgbench(&o, args);
 		T_CHECK(o.status == 1, "not a kernel: exit 1, got %d", o.status);
 		T_CHECK(strstr(o.err, "is not a kernel") != NULL, "not a kernel: says so: %s", o.err);
-		T_CHECK(now_s() - t0 < 5, "not a kernel: fails fast (%.1f s)", now_s() - t0);
+		T_CHECK(t_now_s() - t0 < 5, "not a kernel: fails fast (%.1f s)", t_now_s() - t0);
 		t_output_free(&o);
 	}
 
@@ -241,12 +233,12 @@ int main(void)
 		const char *args[] = { "vm", "--quiet", "--test-init-exit", "--kernel", "debian:6.12",
 				       "--", "run", "write", "--fs", "tmpfs", "-o", path, NULL };
 
-		t0 = now_s();
+		t0 = t_now_s();
 		t_mgbench(&o, args);
 		T_CHECK(o.status == 1, "panic: exit 1, got %d", o.status);
 		T_CHECK(strstr(o.err, "panicked") != NULL && count_lines(o.err) == 1,
 			"panic: one line naming the panic: %s", o.err);
-		T_CHECK(now_s() - t0 < 60, "panic: reported in %.1f s", now_s() - t0);
+		T_CHECK(t_now_s() - t0 < 60, "panic: reported in %.1f s", t_now_s() - t0);
 		T_CHECK(access(path, F_OK) != 0, "panic: no result file");
 		t_output_free(&o);
 	}
