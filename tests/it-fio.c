@@ -99,7 +99,7 @@ static void interrupt_stops_fio(void)
 	const char *path = t_result_path("fio-int.json");
 	const char *tmp = getenv("TMPDIR") ?: "/tmp";
 	struct t_host before;
-	int status, waited = 0;
+	int status;
 	pid_t pid;
 
 	t_host_snapshot(&before);
@@ -109,7 +109,8 @@ static void interrupt_stops_fio(void)
 
 		pid = t_mgbench_start(args, NULL, NULL);
 	}
-	while (fio_processes(tmp) == 0 && waited++ < 500)
+	/* fio starts after mkfs and the mount, whose length depends on the machine's load */
+	for (double t0 = t_now_s(); !fio_processes(tmp) && !t_child_exited(pid) && t_now_s() - t0 < 300;)
 		usleep(20 * 1000);
 	T_CHECK(fio_processes(tmp) > 0, "fio started");
 	usleep(300 * 1000);
