@@ -24,7 +24,7 @@
 #include <time.h>
 
 enum { OPT_KERNEL = 256, OPT_MODULES, OPT_ACCEL, OPT_CPUS, OPT_MEM, OPT_TIMEOUT, OPT_INIT_TIMEOUT, OPT_TEST_INIT_EXIT,
-       OPT_TEST_KNFSD_STOP };
+       OPT_TEST_KNFSD_STOP, OPT_TEST_STALE_BREAKPOINT };
 
 static const struct mgb_cmd_option options[] = {
 	{ "kernel", 0, "K", "a bzImage/vmlinux path, a `mgbench kernel build`\ndirectory, or a Debian kernel (below,\n"
@@ -43,6 +43,8 @@ static const struct mgb_cmd_option options[] = {
 	{ "test-init-exit", 0, NULL, NULL, OPT_TEST_INIT_EXIT },
 	/* tests only: each knfsd cell stops rpc.mountd or nfsd right after starting it */
 	{ "test-knfsd-stop", 0, "W", NULL, OPT_TEST_KNFSD_STOP },
+	/* tests only: as the run starts, the guest prints an int3 oops and /init exits (a panic) */
+	{ "test-stale-breakpoint", 0, NULL, NULL, OPT_TEST_STALE_BREAKPOINT },
 	{ 0 },
 };
 
@@ -197,7 +199,7 @@ int cmd_vm(int argc, char **argv)
 {
 	const char *kernel = NULL, *modules = NULL, *accel = "tcg", *output = NULL, *fs = NULL, *knfsd_stop = NULL;
 	unsigned cpus = 2, mem = 1024, timeout = 600, init_timeout = 0;
-	bool quiet = false, test_init_exit = false, have_out = false, session_up = false, knfsd = false,
+	bool quiet = false, test_init_exit = false, test_stale_breakpoint = false, have_out = false, session_up = false, knfsd = false,
 	     ganesha = false, kernel_client = false;
 	struct mgb_vm_kernel k = { 0 };
 	struct mgb_vm_boot b = { 0 };
@@ -237,6 +239,7 @@ int cmd_vm(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 'q': quiet = true; break;
 		case OPT_TEST_INIT_EXIT: test_init_exit = true; break;
+		case OPT_TEST_STALE_BREAKPOINT: test_stale_breakpoint = true; break;
 		case OPT_TEST_KNFSD_STOP:
 			if (strcmp(optarg, "mountd") && strcmp(optarg, "nfsd"))
 				return mgb_usage_error("vm", "--test-knfsd-stop is mountd or nfsd, not '%s'", optarg);
@@ -300,7 +303,7 @@ int cmd_vm(int argc, char **argv)
 		goto fail;
 	{
 		struct mgb_vm_guest g = { (const char *const *)gargv, mods, test_init_exit, knfsd, ganesha,
-					  knfsd_stop };
+					  knfsd_stop, test_stale_breakpoint };
 
 		if (!(initrd = mgb_vm_initramfs(session.tmpdir, &g, err)))
 			goto fail;

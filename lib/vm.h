@@ -117,6 +117,7 @@ struct mgb_vm_guest {
 	bool knfsd;                  /* carry the kernel NFS server's programs (--nfs-server knfsd) */
 	bool ganesha;                /* carry nfs-ganesha, its VFS FSAL and rpcbind (NFS, the default server) */
 	const char *test_knfsd_stop; /* test knob: "mountd" or "nfsd", stopped after each knfsd start */
+	bool test_stale_breakpoint;  /* test knob: /init prints an int3 oops as the run starts, and exits */
 };
 
 /* Build workdir/initramfs.cpio (mgbench, busybox, mkfs tools, their libraries, modules, /init);
@@ -142,7 +143,7 @@ struct mgb_vm_boot {
 	int guest_status;   /* the guest mgbench's exit status, -1 if it never ran */
 	double boot_s;      /* qemu start to the first workload (the run command starting) */
 	json_t *modules;    /* {module: seconds its insmod took in the guest}, or NULL */
-	char *boot_retried; /* the panic of a first boot given up on (below), or NULL */
+	char *boot_retried; /* the panic of a first boot given up on and run again (below), or NULL */
 };
 
 /* "QEMU emulator version ..." of qemu-system-x86_64 (malloc'd), NULL with err if it is missing. */
@@ -151,14 +152,16 @@ char *mgb_vm_qemu_version(char *err);
  * timeout, no document).  A guest mgbench failure returns 0 with guest_status set. */
 int mgb_vm_boot(struct mgb_vm_boot *b, char *err);
 /*
- * Whether a panic is the emulator's and not the kernel's, so that one more boot is fair: under
- * TCG (multi-threaded, as Debian 12's qemu 7.2 runs it) a vCPU can go on running a stale
+ * Whether a panic is likely the emulator's and not the kernel's, so that one more boot is fair:
+ * under TCG (multi-threaded, as Debian 12's qemu 7.2 runs it) a vCPU can go on running a stale
  * translation of code another vCPU is patching.  The kernel's text_poke puts an int3 in and
- * takes it out again; a vCPU that meets it afterwards traps on nobody's behalf ("Oops: int3"),
- * seen here in early boot as a static key turned on (sched_clock_cpu).  Before the guest's init
- * nothing has been measured; after it, a panic is a result and is never retried.
+ * takes it out again; a vCPU that meets it afterwards traps on nobody's behalf ("Oops: int3").
+ * CI has seen it in early boot, at a static key turned on (sched_clock_cpu), and during a run,
+ * at a tracepoint that perf had just turned on (fill_mg_cmtime).  The retried boot runs the
+ * whole command again from the initramfs and only its document is kept, so nothing of the
+ * first mixes in; a kernel that really traps so panics again, and that is reported.
  */
-bool mgb_vm_stale_breakpoint(const char *accel, bool saw_init, const char *oops);
+bool mgb_vm_stale_breakpoint(const char *accel, const char *oops);
 void mgb_vm_boot_free(struct mgb_vm_boot *b);
 
 #endif

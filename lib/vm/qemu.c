@@ -308,9 +308,9 @@ static enum outcome boot_once(struct mgb_vm_boot *b, const char *accel, struct c
 	return BOOT_DONE;
 }
 
-bool mgb_vm_stale_breakpoint(const char *accel, bool saw_init, const char *oops)
+bool mgb_vm_stale_breakpoint(const char *accel, const char *oops)
 {
-	return !strcmp(accel, "tcg") && !saw_init && !strncmp(oops, "Oops: int3", 10);
+	return !strcmp(accel, "tcg") && !strncmp(oops, "Oops: int3", 10);
 }
 
 /* "Kernel panic - ... (after Oops: ...; RIP: ...)": the panic with the oops that led to it, if any. */
@@ -352,13 +352,14 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 		accel = "tcg";
 		oc = boot_once(b, accel, &c, err);
 	}
-	if (oc == BOOT_PANIC && mgb_vm_stale_breakpoint(accel, c.saw_init, c.oops)) {
-		/* nothing was measured yet, so one more boot loses nothing; the document says it happened */
+	if (oc == BOOT_PANIC && mgb_vm_stale_breakpoint(accel, c.oops)) {
+		/* the whole run starts over from the initramfs; the document says it happened */
 		panic_text(&c, panic, sizeof(panic));
 		b->boot_retried = strdup(panic);
-		fprintf(stderr, "mgbench vm: the guest kernel panicked before its init at a stale breakpoint (%s%s%s): "
-			"under TCG a vCPU can run code another has just patched; booting once more\n", c.oops,
-			c.rip[0] ? "; " : "", c.rip);
+		fprintf(stderr, "mgbench vm: the guest kernel panicked %s at a stale breakpoint (%s%s%s): "
+			"under TCG a vCPU can run code another has just patched; booting once more, and the run "
+			"starts over\n", c.run_s > 0 ? "during its run" : c.saw_init ? "in its init" : "before its init",
+			c.oops, c.rip[0] ? "; " : "", c.rip);
 		console_free(&c);
 		oc = boot_once(b, accel, &c, err);
 	}
