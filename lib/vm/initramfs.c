@@ -513,11 +513,8 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 		goto out;
 	if (g->ganesha && add_ganesha(root, err))
 		goto out;
-	free(p);
 	/* what lib/target/knfsd.c looks for: this is a guest, whose NFS server is ours to run */
-	if (asprintf(&p, "%s/etc/mgbench-guest", root) < 0)
-		goto oom;
-	if (mgb_write_text(p, "", 0644, err))
+	if (write_at(root, "etc/mgbench-guest", "", err))
 		goto out;
 	free(p);
 	if (asprintf(&p, "%s/etc/mtab", root) < 0)
@@ -532,32 +529,17 @@ char *mgb_vm_initramfs(const char *workdir, const struct mgb_vm_guest *g, char *
 		goto oom;
 	if (mgb_write_text(p, init_script, 0755, err))
 		goto out;
-	free(p);
-	if (asprintf(&p, "%s/etc/mgbench-run", root) < 0 || !(line = run_line(g->run_argv)))
+	if (!(line = run_line(g->run_argv)))
 		goto oom;
-	if (mgb_write_text(p, line, 0644, err))
+	if (write_at(root, "etc/mgbench-run", line, err))
 		goto out;
-	if (g->test_knfsd_stop) {
-		free(p);
-		if (asprintf(&p, "%s/etc/mgbench-test-knfsd-stop", root) < 0)
-			goto oom;
-		if (mgb_write_text(p, g->test_knfsd_stop, 0644, err))
-			goto out;
-	}
-	if (g->test_init_exit) {
-		free(p);
-		if (asprintf(&p, "%s/etc/mgbench-test-init-exit", root) < 0)
-			goto oom;
-		if (mgb_write_text(p, "", 0644, err))
-			goto out;
-	}
-	if (g->test_stale_breakpoint) {
-		free(p);
-		if (asprintf(&p, "%s/etc/mgbench-test-stale-breakpoint", root) < 0)
-			goto oom;
-		if (mgb_write_text(p, "", 0644, err))
-			goto out;
-	}
+	/* the test knobs: files /init and the run look for */
+	if (g->test_knfsd_stop && write_at(root, "etc/mgbench-test-knfsd-stop", g->test_knfsd_stop, err))
+		goto out;
+	if (g->test_init_exit && write_at(root, "etc/mgbench-test-init-exit", "", err))
+		goto out;
+	if (g->test_stale_breakpoint && write_at(root, "etc/mgbench-test-stale-breakpoint", "", err))
+		goto out;
 	{
 		const char *argv[] = { "sh", "-c", "cd \"$0\" && find . | cpio -o -H newc --quiet > \"$1\"",
 				       root, cpio, NULL };
