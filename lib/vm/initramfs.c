@@ -49,10 +49,11 @@ static const char init_script[] =
 	"for i in 1 2 3 4 5 6 7 8 9 10; do [ -e /dev/loop-control ] && break; sleep 0.1; done\n"
 	". /etc/mgbench-run\n"
 	"echo \"MGBVM-RUN $(up)\"\n"
-	/* what the console shows when a vCPU meets a stale breakpoint, through the kernel's log (the
-	 * panic flushes it, not the tty's buffer); the exit makes the panic */
-	"[ -f /etc/mgbench-test-stale-breakpoint ] && echo '<3>Oops: int3: 0000 [#1] SMP NOPTI (a test)' >/dev/kmsg &&"
-	" exit 1\n"
+	/* what the console shows when a vCPU meets a stale breakpoint, through the kernel's log (a
+	 * tty write is lost in a panic); the exit makes the panic.  The pauses let the line above and
+	 * the oops reach the console first, as they would in a real run. */
+	"[ -f /etc/mgbench-test-stale-breakpoint ] && sleep 1 &&"
+	" echo '<3>Oops: int3: 0000 [#1] SMP NOPTI (a test)' >/dev/kmsg && sleep 1 && exit 1\n"
 	/* a sanitizer build's leak suppressions, as make check gives them on the host */
 	"[ -f /etc/mgbench-lsan.supp ] && export LSAN_OPTIONS=suppressions=/etc/mgbench-lsan.supp:print_suppressions=0\n"
 	"mgbench \"$@\" 2>/tmp/mgbench.err\n"
