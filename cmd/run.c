@@ -577,6 +577,18 @@ int cmd_run(int argc, char **argv)
 		rc = MGB_EXIT_FAIL;
 		goto out_params;
 	}
+	if (ro.dir && mgb_check_trusted_dir(ro.dir, true, err) < 0) {
+		/* the run's own subdirectory is reached through descriptors (lib/target/target.c); an
+		 * NFS server would resolve the path again */
+		if (any_nfs_backend(&ro) && !nfs_url_of(&ro)) {
+			fprintf(stderr, "mgbench run: --dir: %s; the embedded NFS server resolves the path itself, "
+					"so it needs a directory only root can change\n", err);
+			rc = MGB_EXIT_FAIL;
+			goto out_params;
+		}
+		fprintf(stderr, "mgbench run: note: --dir: %s; running anyway: the run reaches its subdirectory only "
+				"through the descriptor it opened, and removes only what it made\n", err);
+	}
 	outname = ro.output ? strdup(ro.output) : default_output_name(&ro);
 	if (!outname || mgb_output_open(&out, outname, err) < 0) {
 		fprintf(stderr, "mgbench run: %s\n", outname ? err : "out of memory");

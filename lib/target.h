@@ -57,6 +57,13 @@ struct mgb_target {
 	unsigned sb_dev_major, sb_dev_minor; /* the superblock's device, as tracepoints see it */
 	bool mounted;
 	bool made_path;    /* path was created by us (remove at teardown) */
+	/* a --dir target: the directory it was made in and itself, held open (0 in a zeroed struct:
+	 * only made_path says they are set) */
+	int parentfd, dirfd;
+	char *name;        /* its name in parentfd */
+	dev_t dir_dev;
+	ino_t dir_ino;
+	bool untrusted;    /* another user can change a directory above it: path is /proc/PID/fd/N */
 	double setup_s;
 };
 
@@ -69,9 +76,6 @@ void mgb_target_down(struct mgb_target *t);
 
 /* Attach an image file to a free loop device with autoclear; returns the open loop fd. */
 int mgb_loop_attach(const char *image, char **devname, char *err);
-
-/* Remove a directory tree (files we made); errors are ignored. */
-void mgb_remove_tree(const char *path);
 
 /*
  * The embedded NFS server (lib/target/ganesha.c): nfs-ganesha exporting export_path over

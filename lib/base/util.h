@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -82,6 +83,25 @@ int mgb_find_system_program(const char *name, char *path, size_t len);
  * fine; at the path itself only if sticky_ok).  0, or -1 with err naming the culprit.
  */
 int mgb_check_trusted_dir(const char *path, bool sticky_ok, char *err);
+/*
+ * The same question asked on the way down: path opened one directory at a time from /, each
+ * checked before the next is opened below it, no symbolic link followed after the part that
+ * existed was resolved once; with create, missing directories are made (0755).  The directory's
+ * descriptor (O_CLOEXEC), to write in relative to it; or -1 with err.
+ */
+int mgb_open_trusted_dir(const char *path, bool create, bool sticky_ok, char *err);
+
+/*
+ * Removal through directory descriptors (tree.c): never a path resolved twice, never through a
+ * symbolic link, never into another filesystem.  mgb_remove_tree resolves path's parent once.
+ * The _at forms return 0, or -1 when something was left (errors are otherwise ignored).
+ */
+void mgb_remove_tree(const char *path);
+int mgb_remove_tree_at(int dirfd, const char *name);
+/* Everything inside the open directory, which stays. */
+int mgb_remove_contents(int dirfd);
+/* rmdir name in dirfd only if it is still the directory want describes (dev and inode). */
+int mgb_rmdir_if_same(int dirfd, const char *name, const struct stat *want);
 
 /* A whole file as text (malloc'd; "" for an empty one), or NULL with err. */
 char *mgb_read_text(const char *path, char *err);

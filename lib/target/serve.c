@@ -36,6 +36,9 @@ int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char
 	sv->root = sv->target.path;
 	if (r < 0 || reach == MGB_REACH_LOCAL)
 		return r;
+	if (sv->target.untrusted) /* a server would resolve the path again: see mgb_target_dir */
+		return mgb_err(err, "--dir %s: another user can change a directory above it; an NFS server "
+				    "needs a directory only root can change", dir);
 #ifdef HAVE_LIBNFS
 	/* No server for a client this kernel lacks. */
 	r = sv->kernel_client ? mgb_nfs_mount_check(err) : 0;

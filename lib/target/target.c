@@ -8,11 +8,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -194,48 +194,90 @@ int mgb_target_scratch(struct mgb_session *s, const struct mgb_fs_type *fs, stru
 	return 0;
 }
 
+/*
+ * The run's directory under --dir is made and then held open, with the directory it was made in:
+ * the workload, the probes and the teardown reach it through those descriptors, so whoever owns a
+ * directory above --dir can rename things around it but never make root write or remove anywhere
+ * else.  Where nobody else can change the path (mgb_check_trusted_dir), the path is given out as
+ * is, absolute (an NFS server resolves it itself); elsewhere as /proc/PID/fd/N, the held directory
+ * whatever its path has become, and no server is started on it.
+ */
 int mgb_target_dir(const char *dir, struct mgb_target *t, char *err)
 {
+	char trust_err[MGB_ERR_LEN], *real;
 	struct stat st;
 
 	memset(t, 0, sizeof(*t));
+	t->parentfd = t->dirfd = -1;
 	t->label = strdup("dir");
-	if (stat(dir, &st) < 0)
-		return mgb_err(err, "--dir %s: %s", dir, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return mgb_err(err, "--dir %s: not a directory", dir);
-	if (asprintf(&t->path, "%s/mgbench.XXXXXX", dir) < 0)
-		return mgb_err(err, "out of memory");
-	if (!mkdtemp(t->path)) {
-		mgb_err(err, "--dir %s: cannot create a subdirectory: %s", dir, strerror(errno));
-		free(t->path);
-		t->path = NULL;
+	t->parentfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->parentfd < 0)
+		return mgb_err(err, "--dir %s: %s", dir, errno == ENOTDIR ? "not a directory" : strerror(errno));
+	for (unsigned tries = 0; !t->name && tries < 100; tries++) {
+		char name[32];
+		uint32_t r = 0;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r ^= (uint32_t)mgb_clock_ns(CLOCK_MONOTONIC) + tries;
+		snprintf(name, sizeof(name), "mgbench.%08x", r);
+		if (!mkdirat(t->parentfd, name, 0700))
+			t->name = strdup(name);
+		else if (errno != EEXIST)
+			return mgb_err(err, "--dir %s: cannot create a subdirectory: %s", dir, strerror(errno));
+	}
+	if (!t->name)
+		return mgb_err(err, "--dir %s: cannot create a subdirectory: no free name", dir);
+	t->dirfd = openat(t->parentfd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* ours: made by us a moment ago, unless someone swapped it in between */
+	if (t->dirfd < 0 || fstat(t->dirfd, &st) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0700) {
+		mgb_err(err, "--dir %s: the subdirectory %s was replaced as it was made", dir, t->name);
+		if (t->dirfd >= 0)
+			close(t->dirfd);
+		t->dirfd = -1;
+		free(t->name);
+		t->name = NULL; /* not ours to remove */
 		return -1;
 	}
 	t->made_path = true;
+	t->dir_dev = st.st_dev;
+	t->dir_ino = st.st_ino;
+	t->untrusted = mgb_check_trusted_dir(dir, true, trust_err) < 0;
+	if (!t->untrusted && (real = realpath(dir, NULL))) {
+		if (asprintf(&t->path, "%s/%s", strcmp(real, "/") ? real : "", t->name) < 0)
+			t->path = NULL;
+		free(real);
+	} else {
+		t->untrusted = true;
+		if (asprintf(&t->path, "/proc/%d/fd/%d", (int)getpid(), t->dirfd) < 0)
+			t->path = NULL;
+	}
+	if (!t->path)
+		return mgb_err(err, "out of memory");
 	describe_mount(t->path, t);
 	return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* The --dir subdirectory: emptied through its descriptor, then removed from the directory it was
+ * made in only if that name still holds it. */
+static void remove_dir_target(struct mgb_target *t)
 {
-	if (type == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
+	struct stat st = { .st_dev = t->dir_dev, .st_ino = t->dir_ino };
 
-void mgb_remove_tree(const char *path)
-{
-	/* FTW_MOUNT: never walk into another filesystem; FTW_PHYS: never follow links. */
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	if (t->dirfd >= 0) {
+		mgb_remove_contents(t->dirfd);
+		close(t->dirfd);
+		t->dirfd = -1;
+	}
+	if (t->parentfd >= 0 && t->name && mgb_rmdir_if_same(t->parentfd, t->name, &st))
+		fprintf(stderr, "mgbench: %s is no longer where mgbench made it: left in place\n", t->name);
 }
 
 void mgb_target_down(struct mgb_target *t)
 {
-	if (t->made_path && t->path)
-		mgb_remove_tree(t->path);
+	if (t->made_path)
+		remove_dir_target(t);
+	if (t->parentfd > 0)
+		close(t->parentfd);
 	if (t->mounted) {
 		/* Busy: say so, and detach it lazily (the namespace removes it at exit anyway). */
 		if (umount2(t->mnt, 0) < 0) {
@@ -255,5 +297,6 @@ void mgb_target_down(struct mgb_target *t)
 	free(t->path);
 	free(t->fstype);
 	free(t->mkfs_cmd);
+	free(t->name);
 	memset(t, 0, sizeof(*t));
 }
