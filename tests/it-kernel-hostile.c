@@ -785,6 +785,79 @@ static void output_dirs(const char *tree)
 		before);
 }
 
+/*
+ * C2 (second sweep): -o is made, with its missing parents, and held open when the build starts.
+ * Before, a missing parent under /tmp could be made by any user during the build, pointing at a
+ * directory of root's, which root then replaced with the build, deleting what it held.  Here the
+ * path is turned (by root, standing for whoever could) while make runs: the export refuses, and
+ * the directory the path now leads to is not touched.
+ */
+static void output_held(bool replace_output)
+{
+	const char *a = path_of("c2/a"), *b = path_of("c2/a/b"), *kout = path_of("c2/a/b/kout");
+	const char *victim = path_of("c2victim"), *vkout = path_of("c2victim/kout"), *mark = path_of("c2make.pid");
+	const char *go = path_of("c2.go"), *moved = path_of("c2/a/b.moved"), *kmoved = path_of("c2/a/b/kout.moved");
+	char tiny[1600], p[800], q[800], *out, *s;
+	struct stat st;
+	pid_t pid;
+	int rc;
+
+	unlink(mark);
+	unlink(go);
+	snprintf(tiny, sizeof(tiny), "echo $$$$ > %s; while [ ! -e %s ]; do sleep 0.1; done; : > $(O)/.config", mark,
+		 go);
+	const char *args[] = { "kernel", "build", "-q", "--source",
+			       fake_tree(replace_output ? "c2tree2" : "c2tree", replace_output ? "-c2b" : "-c2", tiny, NULL), "-o", kout, NULL };
+
+	mkdir(path_of("c2"), 0755);
+	mkdir(victim, 0755);
+	mkdir(vkout, 0755);
+	snprintf(p, sizeof(p), "%s/important", vkout);
+	write_file(p, "data\n");
+	pid = start(args, NULL);
+	T_CHECK(pid_from(mark, 120) > 0, "the build's make started");
+	T_CHECK(!lstat(a, &st) && S_ISDIR(st.st_mode) && st.st_uid == 0 && !(st.st_mode & 022),
+		"-o's missing parents are made, root's and 0755, when the build starts");
+	T_CHECK(!lstat(kout, &st) && S_ISDIR(st.st_mode), "-o itself is made when the build starts");
+	if (!replace_output) {
+		/* what a user did before: a parent turned into a link to root's directory */
+		T_CHECK(!rename(b, moved) && !symlink(victim, b), "turn %s: %s", b, strerror(errno));
+	} else {
+		/* -o itself moved away, and another directory with a file in its place */
+		T_CHECK(!rename(kout, kmoved) && !mkdir(kout, 0755), "replace %s: %s", kout, strerror(errno));
+		snprintf(q, sizeof(q), "%s/important", kout);
+		write_file(q, "data\n");
+	}
+	write_file(go, "");
+	rc = wait_for(pid, 300);
+	out = t_slurp(path_of("async.err")) ?: strdup("");
+	s = t_slurp(p);
+	T_CHECK(s && !strcmp(s, "data\n"), "root's directory at the turned path keeps its file");
+	free(s);
+	T_CHECK(count_all(vkout) == 1, "nothing written there: %u entries", count_all(vkout));
+	if (!replace_output) {
+		/* the build goes into the directory held since the start, wherever it is now */
+		T_CHECK(rc == 0 && strstr(out, "b.moved/kout"), "the build lands in the held -o: exit %d: %s", rc, out);
+		snprintf(q, sizeof(q), "%s/kout", moved);
+		check_hashes(q);
+		unlink(b);
+		snprintf(q, sizeof(q), "%s/kout", moved);
+		mgb_remove_tree(moved);
+	} else {
+		T_CHECK(rc == 1 && strstr(out, "moved or replaced"), "the export refuses a replaced -o: exit %d: %s", rc,
+			out);
+		snprintf(q, sizeof(q), "%s/important", kout);
+		s = t_slurp(q);
+		T_CHECK(s && !strcmp(s, "data\n") && count_all(kout) == 1, "the directory put in its place is untouched");
+		free(s);
+		/* not removed: its name now holds another directory, and root does not go looking */
+		T_CHECK(count_all(kmoved) == 0, "the -o this build made stays empty where it went: %u", count_all(kmoved));
+		mgb_remove_tree(kmoved);
+		mgb_remove_tree(b);
+	}
+	free(out);
+}
+
 /* D4: kbuild's own cache directories are refused when others can write them. */
 static void cache_dirs(const char *tree)
 {
@@ -834,6 +907,8 @@ int main(void)
 	T_RUN(bisect_git_refused());
 	T_RUN(version_traversal());
 	T_RUN(output_dirs(tree));
+	T_RUN(output_held(false));
+	T_RUN(output_held(true));
 	T_RUN(cache_dirs(tree));
 	return t_result();
 }

@@ -146,107 +146,164 @@ static bool is_empty_dir(const char *dir)
 	return empty;
 }
 
-/* The -o directory, checked before anything is built: an existing one must be ours to replace
- * (nobody else can write it, and it is empty or an earlier build directory); a new one must be
- * made where nobody else can write, or in a sticky directory such as /tmp. */
-static int check_output(const char *output, char *err)
+/*
+ * The -o directory, made or opened before anything is built and held open until the end: the
+ * directories above it are checked on the way down (mgb_open_trusted_dir; missing ones are made,
+ * as root's, now rather than minutes later), and an existing one must be ours to replace (nobody
+ * else can write it, and it is empty or an earlier build directory).  Whatever happens to the
+ * path during the build, the export goes into the directory held here, or nowhere.
+ */
+struct output {
+	int parentfd, fd;  /* -1 when closed */
+	char *name;        /* its name in parentfd */
+	char self[64];     /* /proc/self/fd/N: the held directory, for helpers that take a path */
+	struct stat st;    /* what fd is */
+	bool made;         /* made by this build: removed again if the build fails while it is empty */
+};
+
+static void output_close(struct output *o, bool failed)
 {
-	struct stat st;
-	char *up;
-	int rc;
-
-	if (!stat(output, &st)) {
-		if (!S_ISDIR(st.st_mode))
-			return mgb_err(err, "-o %s exists and is not a directory", output);
-		if (mgb_check_trusted_dir(output, false, err))
-			return -1;
-		if (!is_empty_dir(output) && !is_build_dir(output))
-			return mgb_err(err, "-o %s is not empty and not a kernel build directory", output);
-		return 0;
-	}
-	if (errno != ENOENT)
-		return mgb_err(err, "-o %s: %s", output, strerror(errno));
-	if (!(up = strdup(output)))
-		return mgb_err(err, "out of memory");
-	/* the nearest directory above it that exists */
-	do {
-		char *slash = strrchr(up, '/');
-
-		if (!slash)
-			strcpy(up, ".");
-		else
-			slash[slash == up] = '\0';
-	} while (stat(up, &st) && errno == ENOENT && strcmp(up, ".") && strcmp(up, "/"));
-	rc = mgb_check_trusted_dir(up, true, err);
-	free(up);
-	return rc;
+	if (o->fd >= 0 && failed && o->made && is_empty_dir(o->self))
+		mgb_rmdir_if_same(o->parentfd, o->name, &o->st);
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->parentfd >= 0)
+		close(o->parentfd);
+	free(o->name);
+	o->fd = o->parentfd = -1;
+	o->name = NULL;
 }
 
-/* Put the directory new in place of path, whole: exchanged with an existing one (then removed),
- * or renamed to a name nobody took meanwhile. */
-static int swap_into_place(const char *new, const char *path, char *err)
+static int output_open(const char *output, struct output *o, char *err)
 {
+	char *copy = strdup(output), *slash, *base;
 	struct stat st;
 
-	if (stat(path, &st))
-		return renameat2(AT_FDCWD, new, AT_FDCWD, path, RENAME_NOREPLACE)
-			       ? mgb_err(err, "cannot rename %s to %s: %s", new, path, strerror(errno))
-			       : 0;
-	if (!renameat2(AT_FDCWD, new, AT_FDCWD, path, RENAME_EXCHANGE)) {
-		mgb_remove_tree(new); /* now the old directory */
-		return 0;
+	o->fd = o->parentfd = -1;
+	o->made = false;
+	if (!copy)
+		return mgb_err(err, "out of memory");
+	while ((slash = strrchr(copy, '/')) && slash != copy && !slash[1])
+		*slash = '\0'; /* "kout/" */
+	slash = strrchr(copy, '/');
+	base = slash ? slash + 1 : copy;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		free(copy);
+		return mgb_err(err, "-o %s: name a directory by its own name", output);
 	}
-	if (errno != EINVAL)
-		return mgb_err(err, "cannot replace %s: %s", path, strerror(errno));
-	/* a filesystem without RENAME_EXCHANGE: the old one aside (over an empty directory of
-	 * ours), then the new one in; path is missing only between the two renames */
-	char aside[PATH_MAX + 16];
-
-	snprintf(aside, sizeof(aside), "%s.old.XXXXXX", new);
-	if (!mkdtemp(aside) || rename(path, aside) || rename(new, path)) {
-		mgb_err(err, "cannot replace %s: %s", path, strerror(errno));
-		if (access(path, F_OK) && !rename(aside, path))
-			aside[0] = '\0'; /* put back */
-		if (aside[0])
-			rmdir(aside);
+	if (slash)
+		*slash = '\0';
+	o->parentfd = mgb_open_trusted_dir(!slash ? "." : slash == copy ? "/" : copy, true, true, err);
+	o->name = strdup(base);
+	free(copy);
+	if (o->parentfd < 0)
 		return -1;
-	}
-	mgb_remove_tree(aside);
+	if (!o->name)
+		return mgb_err(err, "out of memory");
+	if (!mkdirat(o->parentfd, o->name, 0755))
+		o->made = true;
+	else if (errno != EEXIST)
+		return mgb_err(err, "-o %s: cannot create it: %s", output, strerror(errno));
+	if (fstatat(o->parentfd, o->name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+		return mgb_err(err, "-o %s exists and is not a directory", output);
+	o->fd = openat(o->parentfd, o->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (o->fd < 0 || fstat(o->fd, &o->st) || o->st.st_ino != st.st_ino || o->st.st_dev != st.st_dev)
+		return mgb_err(err, "-o %s changed as it was opened", output);
+	snprintf(o->self, sizeof(o->self), "/proc/self/fd/%d", o->fd);
+	if (o->st.st_uid != 0 && o->st.st_uid != geteuid())
+		return mgb_err(err, "-o %s belongs to uid %u, another user: refusing it", output,
+			       (unsigned)o->st.st_uid);
+	if (o->st.st_mode & (S_IWGRP | S_IWOTH))
+		return mgb_err(err, "-o %s is writable by other users: refusing it (chmod go-w)", output);
+	if (!o->made && !is_empty_dir(o->self) && !is_build_dir(o->self))
+		return mgb_err(err, "-o %s is not empty and not a kernel build directory", output);
 	return 0;
 }
 
-/* Copy the build in dir to the user's -o directory (checked by check_output): into a fresh
- * directory beside it, each file checked against the manifest's hashes, then put in place
- * whole, so that the directory holds one build or the other, never a mix. */
-static int export_to(const char *dir, const char *output, const json_t *hashes, char *err)
+/* Is the name still the directory held?  If not, someone moved it: nothing is written there. */
+static int output_still_there(const struct output *o, const char *output, char *err)
 {
-	char from[PATH_MAX], to[PATH_MAX + 32], tmp[PATH_MAX], *path = NULL, *slash;
-	int rc = -1;
+	struct stat now;
 
-	/* an existing one by its real path: its temporary sibling must be on its filesystem */
-	if (!(path = realpath(output, NULL)) && !(path = strdup(output)))
-		return mgb_err(err, "out of memory");
-	while ((slash = strrchr(path, '/')) && slash != path && !slash[1])
-		*slash = '\0'; /* "kout/" */
-	slash = strrchr(path, '/');
-	if (slash && slash != path) {
-		*slash = '\0';
-		if (mgb_mkdirs(path, err))
-			goto out;
-		*slash = '/';
+	if (fstatat(o->parentfd, o->name, &now, AT_SYMLINK_NOFOLLOW) || now.st_dev != o->st.st_dev ||
+	    now.st_ino != o->st.st_ino)
+		return mgb_err(err, "-o %s was moved or replaced during the build: nothing written there", output);
+	return 0;
+}
+
+/* Hold fd (the new directory) in place of the old one. */
+static void output_hold(struct output *o, int fd)
+{
+	int mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+	if (mine < 0)
+		return;
+	close(o->fd);
+	o->fd = mine;
+	fstat(mine, &o->st);
+	snprintf(o->self, sizeof(o->self), "/proc/self/fd/%d", o->fd);
+}
+
+/* Put the directory tmp (a name in o->parentfd, open as tmpfd) in place of o's, whole: exchanged
+ * with it (then removed, through descriptors), or, on a filesystem without RENAME_EXCHANGE, the
+ * old one aside first (the path is missing only between the two renames). */
+static int swap_into_place(struct output *o, const char *tmp, int tmpfd, const char *output, char *err)
+{
+	char aside[NAME_MAX + 1];
+
+	if (output_still_there(o, output, err))
+		return -1;
+	if (!renameat2(o->parentfd, tmp, o->parentfd, o->name, RENAME_EXCHANGE)) {
+		mgb_remove_tree_at(o->parentfd, tmp); /* now the old directory */
+		output_hold(o, tmpfd);
+		return 0;
 	}
-	snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
-		 slash ? slash + 1 : path);
-	if (!mkdtemp(tmp)) {
-		mgb_err(err, "cannot create %s: %s", tmp, strerror(errno));
-		goto out;
+	if (errno != EINVAL)
+		return mgb_err(err, "cannot replace %s: %s", output, strerror(errno));
+	snprintf(aside, sizeof(aside), "%.240s.old", tmp);
+	if (renameat(o->parentfd, o->name, o->parentfd, aside))
+		return mgb_err(err, "cannot replace %s: %s", output, strerror(errno));
+	if (renameat(o->parentfd, tmp, o->parentfd, o->name)) {
+		mgb_err(err, "cannot replace %s: %s", output, strerror(errno));
+		renameat(o->parentfd, aside, o->parentfd, o->name); /* put back */
+		return -1;
+	}
+	mgb_remove_tree_at(o->parentfd, aside);
+	output_hold(o, tmpfd);
+	return 0;
+}
+
+/* Copy the build in dir to the -o directory held in o: into a fresh directory beside it, each
+ * file checked against the manifest's hashes, then put in place whole, so that the directory
+ * holds one build or the other, never a mix. */
+static int export_to(const char *dir, struct output *o, const char *output, const json_t *hashes, char *err)
+{
+	char from[PATH_MAX], to[PATH_MAX], tmp[NAME_MAX + 1] = "";
+	int tmpfd = -1, rc = -1;
+
+	for (unsigned tries = 0; !tmp[0] && tries < 100; tries++) {
+		uint32_t r = (uint32_t)mgb_clock_ns(CLOCK_MONOTONIC) * 2654435761u + tries;
+
+		snprintf(tmp, sizeof(tmp), ".%.200s.%08x", o->name, r);
+		if (mkdirat(o->parentfd, tmp, 0700)) {
+			if (errno != EEXIST)
+				return mgb_err(err, "cannot create %s beside %s: %s", tmp, output, strerror(errno));
+			tmp[0] = '\0';
+		}
+	}
+	if (!tmp[0])
+		return mgb_err(err, "cannot create a directory beside %s", output);
+	tmpfd = openat(o->parentfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (tmpfd < 0) {
+		mgb_err(err, "cannot open %s beside %s: %s", tmp, output, strerror(errno));
+		goto fail;
 	}
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(outputs); i++) {
 		const char *want = json_string_value(json_object_get(hashes, outputs[i]));
 		char hex[65];
 
 		snprintf(from, sizeof(from), "%s/%s", dir, outputs[i]);
-		snprintf(to, sizeof(to), "%s/%s", tmp, outputs[i]);
+		snprintf(to, sizeof(to), "/proc/self/fd/%d/%s", tmpfd, outputs[i]);
 		if (mgb_kb_copy_file(from, to, err) || (want && mgb_sha256_file(to, hex, err)))
 			goto fail;
 		if (want && strcmp(hex, want)) {
@@ -254,18 +311,19 @@ static int export_to(const char *dir, const char *output, const json_t *hashes, 
 			goto fail;
 		}
 	}
-	if (chmod(tmp, 0755)) {
+	if (fchmod(tmpfd, 0755)) {
 		mgb_err(err, "cannot chmod %s: %s", tmp, strerror(errno));
 		goto fail;
 	}
-	if (swap_into_place(tmp, path, err))
+	if (swap_into_place(o, tmp, tmpfd, output, err))
 		goto fail;
 	rc = 0;
 	goto out;
 fail:
-	mgb_remove_tree(tmp);
+	mgb_remove_tree_at(o->parentfd, tmp);
 out:
-	free(path);
+	if (tmpfd >= 0)
+		close(tmpfd);
 	return rc;
 }
 
@@ -325,6 +383,7 @@ struct job {
 	char *ccache_env; /* CCACHE_DIR=..., when ccache is installed: builds go through it */
 	bool progress; /* stages and a redrawn line, on a terminal */
 	enum mgb_kb_progress compile_progress;
+	struct output *out; /* -o, held open from the start; NULL without -o */
 };
 
 static void stage(const struct job *j, const char *fmt, const char *arg)
@@ -493,13 +552,15 @@ static int build(struct job *j, char *err)
 			goto out;
 		if (keep_log(j, log, p, sizeof(p)))
 			snprintf(p, sizeof(p), "%s", log);
-		else if (b->output && (access(b->output, F_OK) || is_empty_dir(b->output)) &&
-			 !mgb_mkdirs(b->output, err)) { /* never into an earlier build's directory */
+		else if (j->out && j->out->fd >= 0 && is_empty_dir(j->out->self) &&
+			 !output_still_there(j->out, b->output, err)) { /* never into an earlier build's directory */
 			char to[PATH_MAX];
 
-			snprintf(to, sizeof(to), "%s/build.log", b->output);
-			if (!mgb_kb_copy_file(p, to, err))
-				snprintf(p, sizeof(p), "%s", to);
+			snprintf(to, sizeof(to), "%s/build.log", j->out->self);
+			if (!mgb_kb_copy_file(p, to, err)) {
+				snprintf(p, sizeof(p), "%s/build.log", b->output);
+				j->out->made = false; /* it holds the log now */
+			}
 		}
 		if (!b->quiet)
 			show_tail(p, 25);
@@ -793,6 +854,7 @@ int mgb_kbuild_config_arg(struct mgb_kbuild *b, const char *arg, char *err)
 int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 {
 	struct job j = { .b = b };
+	struct output out = { .parentfd = -1, .fd = -1 };
 	char keytext[8192], common[512], p[PATH_MAX], kver[128], lockpath[PATH_MAX + 8] = "", *keyname = NULL, *buildlock = NULL;
 	json_t *hashes = NULL;
 	int rc = -1, lockfd = -1, buildfd = -1;
@@ -807,11 +869,16 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 	}
 	if (check_tools(!strncmp(b->source, "debian:", 7), err))
 		return -1;
-	if (b->output && check_output(b->output, err))
-		return -1;
+	if (b->output) {
+		j.out = &out;
+		if (output_open(b->output, &out, err)) {
+			output_close(&out, true);
+			return -1;
+		}
+	}
 	if (b->config) {
 		if (!(j.user_frag = read_config(b->config, err)))
-			return -1;
+			goto out;
 		if (mgb_kb_config_parse(j.user_frag, b->config, err))
 			goto out;
 	}
@@ -889,9 +956,10 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 	if (from_cache(b, j.key_dir, &hashes, err) || stopped(err))
 		goto out;
 	if (b->output) {
-		if (export_to(j.key_dir, b->output, hashes, err))
+		if (export_to(j.key_dir, &out, b->output, hashes, err))
 			goto out;
-		if (!(b->dir = realpath(b->output, NULL))) {
+		/* where the held directory is, by the descriptor: the path may have moved meanwhile */
+		if (!(b->dir = realpath(out.self, NULL))) {
 			mgb_err(err, "%.200s: %s", b->output, strerror(errno));
 			goto out;
 		}
@@ -901,6 +969,7 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 	}
 	rc = 0;
 out:
+	output_close(&out, rc != 0);
 	unlock_key(lockpath, lockfd);
 	json_decref(hashes);
 	mgb_kb_source_free(&j.src);
