@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -571,6 +572,28 @@ static void bad_inputs(const char *tree)
 	mkfifo(fifo, 0644);
 	const char *a3[] = { "kernel", "build", "-q", "--source", tree, "--patches", fifodir, NULL };
 	refused("D22 FIFO patch", a3, "not a regular file");
+
+	/* L6: what follows a NUL byte is checked too, so a NUL is refused */
+	const char *nul = path_of("nul.config");
+	FILE *f = fopen(nul, "w");
+
+	if (f) {
+		fwrite("CONFIG_SMP=y\0CONFIG_EVIL=y\n", 1, 27, f);
+		fclose(f);
+	}
+	const char *a4[] = { "kernel", "build", "-q", "--source", tree, "--config", nul, NULL };
+	refused("L6 --config with a NUL byte", a4, "NUL byte");
+	/* L7: a file that is no config fragment is not echoed (a link to /etc/shadow in the review) */
+	const char *secret = path_of("secret.txt");
+	char *out;
+
+	write_file(secret, "root:$6$notapassword:20228:0:99999:7:::\n");
+	const char *a5[] = { "kernel", "build", "-q", "--source", tree, "--config", secret, NULL };
+	int rc = run(a5, 15, &out);
+
+	T_CHECK(rc == 1 && strstr(out, "no config fragment") && !strstr(out, "notapassword"),
+		"L7 a file that is no config is refused without quoting it: exit %d: %s", rc, out);
+	free(out);
 }
 
 /* --config debian: usage errors, and a version Debian has no config for (refused before anything
@@ -651,7 +674,7 @@ static void config_fragments(const char *tree)
 	T_CHECK(rc == 0, "D15 a string value with a blank, and one of 300 characters, stick: %d %s", rc, out);
 	free(out);
 
-	write_file(bin, "CONFIG_A=y\n\033[31mred\001\n");
+	write_file(bin, "CONFIG_A=y\nCONFIG_B\033[31mred\001\n"); /* config-like, so quoted (L7) */
 	const char *a2[] = { "kernel", "build", "-q", "--source", tree, "--config", bin, NULL };
 	rc = run(a2, 15, &out);
 	T_CHECK(rc == 1 && !strchr(out, '\033') && !strchr(out, '\001') && strstr(out, "\\x1b"),
@@ -878,6 +901,36 @@ static void cache_dirs(const char *tree)
 		refused(name, args, "writable by every user");
 	}
 	setenv("MGBENCH_CACHE", cache, 1);
+
+	/* L5: a build in the cache that others could write since is not exported */
+	const char *t5 = fake_tree("l5tree", "-l5", NULL, NULL), *out5 = path_of("l5out");
+	const char *args[] = { "kernel", "build", "-q", "--source", t5, NULL };
+	const char *args_o[] = { "kernel", "build", "-q", "--source", t5, "-o", out5, NULL };
+	char *out, key[900] = "";
+	int rc = run(args, 60, &out);
+	glob_t g = { 0 };
+
+	T_CHECK(rc == 0, "L5 the build: exit %d: %s", rc, out);
+	free(out);
+	snprintf(key, sizeof(key), "%s/kbuild/*-*", cache);
+	glob(key, 0, NULL, &g);
+	key[0] = '\0';
+	for (size_t i = 0; i < g.gl_pathc; i++) { /* the key directory just made: the newest */
+		struct stat st, best;
+
+		char m[1000];
+
+		snprintf(m, sizeof(m), "%s/manifest.json", g.gl_pathv[i]);
+		if (!stat(g.gl_pathv[i], &st) && S_ISDIR(st.st_mode) && !access(m, F_OK) &&
+		    (!key[0] || (!stat(key, &best) && (st.st_mtim.tv_sec > best.st_mtim.tv_sec ||
+							     (st.st_mtim.tv_sec == best.st_mtim.tv_sec && st.st_mtim.tv_nsec >= best.st_mtim.tv_nsec)))))
+			snprintf(key, sizeof(key), "%s", g.gl_pathv[i]);
+	}
+	globfree(&g);
+	T_CHECK(key[0] && !chmod(key, 0777), "L5 found the cached build: %s", key);
+	refused("L5 a cached build others can write", args_o, "writable by every user");
+	if (key[0])
+		chmod(key, 0755);
 }
 
 int main(void)

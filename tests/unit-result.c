@@ -7,8 +7,43 @@
 #include "result.h"
 #include "util.h"
 
+#include <errno.h>
+#include <sched.h>
+#include <sys/stat.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
+
+/* L8: a document that does not fit says "No space left on device", not "Invalid argument".  On a
+ * 2 MiB tmpfs in a namespace of our own (root only): the reserve fits, the document does not. */
+static void enospc_named(json_t *doc)
+{
+	const char *dir = t_result_path("small");
+	char err[MGB_ERR_LEN], path[700];
+	struct mgb_output out;
+	json_t *big = json_deep_copy(doc);
+	char *filler = malloc(4 << 20);
+
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		fprintf(stderr, "SKIP not root, or no namespace of our own: the disk-full case\n");
+		free(filler);
+		json_decref(big);
+		return;
+	}
+	mkdir(dir, 0700);
+	T_CHECK(mount("mgbench-unit", dir, "tmpfs", 0, "size=2m") == 0, "mount a 2 MiB tmpfs: %s", strerror(errno));
+	memset(filler, 'x', 4 << 20);
+	filler[(4 << 20) - 1] = '\0';
+	json_object_set_new(big, "filler", json_string(filler)); /* 4 MiB: more than the filesystem */
+	snprintf(path, sizeof(path), "%s/big.json", dir);
+	T_CHECK(mgb_output_open(&out, path, err) == 0, "the reserve fits: %s", err);
+	T_CHECK(mgb_output_commit(&out, big, err) < 0 && strstr(err, "No space left on device"),
+		"the commit fails naming ENOSPC: %s", err);
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+	free(filler);
+	json_decref(big);
+}
 
 int main(void)
 {
@@ -69,6 +104,7 @@ int main(void)
 	fclose(f);
 	T_CHECK(mgb_doc_read(t_result_path("broken.json"), err) == NULL, "broken JSON refused");
 
+	T_RUN(enospc_named(doc));
 	json_decref(doc);
 	t_cleanup();
 	return t_result();

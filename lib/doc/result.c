@@ -216,11 +216,39 @@ static int commit_written(struct mgb_output *out, char *err)
 	return 0;
 }
 
+/* json_dump_callback's sink: keeps the write's errno, which jansson's own clean-up may change
+ * (ENOSPC used to read "Invalid argument"). */
+struct fd_sink {
+	int fd, error;
+};
+
+static int write_to_fd(const char *buf, size_t size, void *data)
+{
+	struct fd_sink *sink = data;
+
+	while (size) {
+		ssize_t n = write(sink->fd, buf, size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			sink->error = n < 0 ? errno : ENOSPC;
+			return -1;
+		}
+		buf += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
+
 int mgb_output_commit(struct mgb_output *out, json_t *doc, char *err)
 {
+	struct fd_sink sink = { out->fd, 0 };
+
 	/* The document overwrites the reserved room from the start; what is left is cut off. */
-	if (json_dumpfd(doc, out->fd, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 || write(out->fd, "\n", 1) != 1) {
-		mgb_err(err, "writing %s: %s", out->path, strerror(errno));
+	if (json_dump_callback(doc, write_to_fd, &sink, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ||
+	    write_to_fd("\n", 1, &sink) < 0) {
+		mgb_err(err, "writing %s: %s", out->path, strerror(sink.error ? sink.error : errno));
 		mgb_output_abort(out);
 		return -1;
 	}

@@ -677,6 +677,9 @@ static int from_cache(struct mgb_kbuild *b, const char *dir, json_t **hashes, ch
 	json_error_t je;
 	json_t *m;
 
+	/* L5: a cached build others could have written since is not exported or booted */
+	if (mgb_check_trusted_dir(dir, false, err))
+		return -1;
 	snprintf(p, sizeof(p), "%s/manifest.json", dir);
 	if (!(m = json_load_file(p, 0, &je)))
 		return mgb_err(err, "%s: %s", p, je.text);
@@ -709,6 +712,9 @@ static char *read_config(const char *path, char *err)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
 
 	if (fd < 0) {
 		mgb_err(err, "cannot read --config %s: %s", path, strerror(errno));
@@ -719,8 +725,38 @@ static char *read_config(const char *path, char *err)
 		mgb_err(err, "--config %s is not a regular file", path);
 		return NULL;
 	}
-	close(fd);
-	return mgb_read_text(path, err);
+	/* the file that was checked, read whole: a NUL byte would end the text early and hide
+	 * whatever follows it from every check */
+	if (!(f = open_memstream(&text, &len))) {
+		close(fd);
+		mgb_err(err, "out of memory");
+		return NULL;
+	}
+	for (;;) {
+		char buf[8192];
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n < 0)
+				mgb_err(err, "cannot read --config %s: %s", path, strerror(errno));
+			fclose(f);
+			close(fd);
+			if (n < 0) {
+				free(text);
+				return NULL;
+			}
+			break;
+		}
+		fwrite(buf, 1, (size_t)n, f);
+	}
+	if (!text || memchr(text, '\0', len)) {
+		mgb_err(err, "--config %s holds a NUL byte: it is no text config fragment", path);
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
 /* cache/name, made 0755 if missing, refused if anyone but root (or us) can write it: builds run

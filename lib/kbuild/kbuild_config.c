@@ -104,9 +104,13 @@ int mgb_kb_config_parse(const char *fragment, const char *what, char *err)
 			*next++ = '\0';
 		lineno++;
 		if (option_line(l, name, sizeof(name), val, sizeof(val), &unset) < 0) {
+			/* quoted only when it looks like a config line: a file that is no config at all
+			 * (a link to /etc/shadow) is not echoed */
+			bool config_like = !strncmp(l + strspn(l, " \t#"), "CONFIG_", 7);
+
 			escape(l, 60, shown, sizeof(shown));
-			rc = mgb_err(err, "%s line %d is not CONFIG_NAME=value or '# CONFIG_NAME is not set': %s",
-				     what, lineno, shown);
+			rc = mgb_err(err, "%s line %d is not CONFIG_NAME=value or '# CONFIG_NAME is not set'%s%s", what,
+				     lineno, config_like ? ": " : " (this is no config fragment)", config_like ? shown : "");
 		}
 	}
 	(void)save;

@@ -251,6 +251,9 @@ static int from_debian(const char *which, const char *cache, bool quiet, struct 
 			goto out;
 		}
 	}
+	/* L5: an entry of the trusted cache that others could write since is not built from */
+	if (mgb_check_trusted_dir(root, false, err))
+		goto out;
 	if (!(s->version = makefile_version(s->tree))) {
 		mgb_err(err, "%s: no kernel Makefile in %s", s->package, s->tree);
 		goto out;
