@@ -10,9 +10,8 @@
 #include "config.h"
 #include "kernel_bisect.h"
 #include "kbuild.h" /* mgb_kb_tree_files */
-#include "target.h" /* mgb_remove_tree */
+#include "proc.h"
 #include "util.h"
-#include "vm.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -141,16 +141,16 @@ static struct mgb_cmd_option *build_options(const struct run_opts *ro, const cha
 	struct mgb_cmd_option *opts;
 
 	for (unsigned i = 0; i < ro->nworkloads; i++)
-		for (const struct mgb_workload_option *o = ro->workloads[i]->options; o->name; o++)
+		for (const struct mgb_option *o = ro->workloads[i]->options; o->name; o++)
 			cap++;
 	for (size_t b = 0; mgb_backends[b]; b++)
-		for (const struct mgb_workload_option *o = mgb_backends[b]->options; o && o->name; o++)
+		for (const struct mgb_option *o = mgb_backends[b]->options; o && o->name; o++)
 			cap++;
 	opts = calloc(cap, sizeof(*opts));
 	*names = calloc(cap, sizeof(**names));
 	memcpy(opts, common_options, n * sizeof(*opts));
 	for (unsigned i = 0; i < ro->nworkloads; i++)
-		for (const struct mgb_workload_option *o = ro->workloads[i]->options; o->name; o++) {
+		for (const struct mgb_option *o = ro->workloads[i]->options; o->name; o++) {
 			bool seen = false;
 
 			for (size_t j = 0; j < k; j++)
@@ -165,7 +165,7 @@ static struct mgb_cmd_option *build_options(const struct run_opts *ro, const cha
 	/* Every built-in backend's options, whichever backends are chosen: they are checked
 	 * against --backend once the whole line is read. */
 	for (size_t b = 0; mgb_backends[b]; b++)
-		for (const struct mgb_workload_option *o = mgb_backends[b]->options; o && o->name; o++) {
+		for (const struct mgb_option *o = mgb_backends[b]->options; o && o->name; o++) {
 			/* nfs3 and nfs4 share their options: one long option sets both */
 			if (o != mgb_backend_option_first(o->name))
 				continue;
@@ -187,7 +187,7 @@ static int set_backend_option(struct run_opts *ro, int code, const char *value, 
 	char err[MGB_ERR_LEN];
 
 	for (b = 0; mgb_backends[b]; b++) {
-		const struct mgb_workload_option *o = mgb_option_table_find(mgb_backends[b]->options, name);
+		const struct mgb_option *o = mgb_option_table_find(mgb_backends[b]->options, name);
 
 		if (!o)
 			continue;
@@ -223,7 +223,7 @@ static int check_backend_options(const struct run_opts *ro, const bool *given)
 static const char *nfs_url_of(const struct run_opts *ro)
 {
 	for (unsigned i = 0; i < ro->nbackends; i++) {
-		const char *url = mgb_backend_server_url(ro->backends[i], backend_params_of(ro, ro->backends[i]));
+		const char *url = mgb_backend_serve_how(ro->backends[i], backend_params_of(ro, ro->backends[i])).url;
 
 		if (url)
 			return url;
@@ -244,7 +244,7 @@ static const void *backend_params_of(const struct run_opts *ro, const struct mgb
  * its own copy of the parameters so far (options given later apply to every copy).  Returns how
  * many entries it made, or -1.
  */
-static int sweep_workload(struct run_opts *ro, unsigned i, const struct mgb_workload_option *o, const char *list)
+static int sweep_workload(struct run_opts *ro, unsigned i, const struct mgb_option *o, const char *list)
 {
 	size_t size = ro->workloads[i]->params_size;
 	char *copy = strdup(list), *rest = copy, *v, err[MGB_ERR_LEN];
@@ -289,7 +289,7 @@ static int set_workload_option(struct run_opts *ro, const char *name, const char
 	char err[MGB_ERR_LEN];
 
 	for (unsigned i = 0; i < ro->nworkloads; i++) {
-		const struct mgb_workload_option *o = mgb_option_find(ro->workloads[i], name);
+		const struct mgb_option *o = mgb_option_find(ro->workloads[i], name);
 
 		/* only numbers and choices sweep: a string parameter would point into the list */
 		if (o && o->sweep && o->type != MGB_OPT_STRING && strchr(value, ',')) {
@@ -413,7 +413,7 @@ static bool any_nfs_backend(const struct run_opts *ro)
 static bool any_knfsd(const struct run_opts *ro)
 {
 	for (unsigned i = 0; i < ro->nbackends; i++)
-		if (mgb_backend_knfsd(ro->backends[i], backend_params_of(ro, ro->backends[i])))
+		if (mgb_backend_serve_how(ro->backends[i], backend_params_of(ro, ro->backends[i])).knfsd)
 			return true;
 	return false;
 }
@@ -431,7 +431,7 @@ static bool any_ganesha(const struct run_opts *ro)
 {
 	for (unsigned i = 0; i < ro->nbackends; i++)
 		if (ro->backends[i]->reach != MGB_REACH_LOCAL &&
-		    !mgb_backend_knfsd(ro->backends[i], backend_params_of(ro, ro->backends[i])))
+		    !mgb_backend_serve_how(ro->backends[i], backend_params_of(ro, ro->backends[i])).knfsd)
 			return true;
 	return false;
 }

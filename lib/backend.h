@@ -12,6 +12,8 @@
 #ifndef MGB_BACKEND_H
 #define MGB_BACKEND_H
 
+#include "serve.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -58,21 +60,14 @@ struct mgb_file {
 };
 
 struct mgb_backend;
-struct mgb_workload_option;
-
-/* How a backend reaches its target: struct mgb_backend_ops.reach. */
-enum mgb_reach {
-	MGB_REACH_LOCAL, /* system calls on the target's path */
-	MGB_REACH_NFS3,  /* an nfs:// URL, NFSv3 */
-	MGB_REACH_NFS4,  /* an nfs:// URL, NFSv4 */
-};
+struct mgb_option;
 
 struct mgb_backend_ops {
 	const char *name;
 	const char *summary;
 	/* Declared like a workload's options (lib/workload.h): run parses them into a params_size
 	 * struct, --help and list show them, each cell records them as backend.options. */
-	const struct mgb_workload_option *options; /* terminated by a zero entry, or NULL */
+	const struct mgb_option *options; /* terminated by a zero entry, or NULL */
 	size_t params_size;
 	/* How it reaches the target (see lib/serve.h): local, or a protocol whose server the target side
 	 * starts for the cell (or someone else runs), init's root then being the server's URL. */
@@ -135,7 +130,7 @@ extern const struct mgb_backend_ops *const mgb_backends[];
 
 const struct mgb_backend_ops *mgb_backend_find(const char *name);
 /* The first built-in backend's option of that name (backends may share an option). */
-const struct mgb_workload_option *mgb_backend_option_first(const char *name);
+const struct mgb_option *mgb_backend_option_first(const char *name);
 /* params may be NULL for the defaults; it must outlive the open backend. */
 int mgb_backend_open(struct mgb_backend *be, const struct mgb_backend_ops *ops, const void *params,
 		     const char *root, char *err);
@@ -191,14 +186,13 @@ extern const struct mgb_backend_ops mgb_backend_uring;
 extern const struct mgb_backend_ops mgb_backend_nfs3, mgb_backend_nfs4;
 extern const struct mgb_backend_ops mgb_backend_nfs3_mount, mgb_backend_nfs4_mount;
 #endif
-/* The server someone else runs that a remote backend was given (--nfs-url), or NULL (a server
- * started for the cell; a local backend). */
-const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void *params);
-/* Whether a remote backend's server for each cell is the kernel's nfsd (--nfs-server knfsd)
- * rather than the embedded nfs-ganesha. */
-bool mgb_backend_knfsd(const struct mgb_backend_ops *ops, const void *params);
-/* A remote backend's --nfs-timeout in seconds; 0 for a local one. */
-unsigned mgb_backend_nfs_timeout(const struct mgb_backend_ops *ops, const void *params);
+/*
+ * How the target side must serve a cell of this backend with these parameters (lib/serve.h):
+ * the backend's reach, and for a remote one the server someone else runs (--nfs-url) or the one
+ * to start for the cell (the kernel's nfsd with --nfs-server knfsd, else the embedded
+ * nfs-ganesha), whether the kernel's client mounts it, and its --nfs-timeout.
+ */
+struct mgb_serve_how mgb_backend_serve_how(const struct mgb_backend_ops *ops, const void *params);
 
 /* Whether ops has the one operation op: a constant op folds to one NULL test, cheap in a loop. */
 static inline bool mgb_ops_have(const struct mgb_backend_ops *ops, unsigned op)

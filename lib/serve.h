@@ -8,12 +8,18 @@
 #ifndef MGB_SERVE_H
 #define MGB_SERVE_H
 
-#include "backend.h"
 #include "target.h"
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+/* How a backend reaches its target: struct mgb_backend_ops.reach. */
+enum mgb_reach {
+	MGB_REACH_LOCAL, /* system calls on the target's path */
+	MGB_REACH_NFS3,  /* an nfs:// URL, NFSv3 */
+	MGB_REACH_NFS4,  /* an nfs:// URL, NFSv4 */
+};
 
 struct mgb_served {
 	struct mgb_target target;   /* zeroed when a server someone else runs is the target */
@@ -28,7 +34,7 @@ struct mgb_served {
 	bool unsupported;           /* a failure that is the filesystem's, not the run's (ramfs) */
 };
 
-/* How the cell's backend reaches its target: the backend's answers (lib/backend.h). */
+/* How the cell's backend reaches its target: the backend's answer (mgb_backend_serve_how). */
 struct mgb_serve_how {
 	enum mgb_reach reach;
 	const char *url;     /* a server someone else runs (--nfs-url), or NULL */

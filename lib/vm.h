@@ -13,10 +13,6 @@
 
 /* ---- cache + apt (lib/vm/apt.c) ---- */
 
-/* The persistent cache (kept by `make distclean`, shared by runs): $MGBENCH_CACHE, else
- * /var/cache/mgbench as root, else $XDG_CACHE_HOME/mgbench (~/.cache/mgbench).  Created if
- * missing; malloc'd path, NULL with err set on failure. */
-char *mgb_cache_dir(char *err);
 
 /* An apt configuration: the system's (dir NULL) or a private one under the cache that reuses the
  * system's Debian mirror for another suite and never touches the system's apt state. */
@@ -42,11 +38,6 @@ void mgb_strv_free(char **v);
 /* `apt-get download pkg` into dir (made if missing); the .deb's path (malloc'd) or NULL. */
 char *mgb_apt_download(const struct mgb_apt *a, const char *pkg, const char *dir, bool quiet, char *err);
 
-/* Run argv (argv[0] looked up in PATH) in cwd (NULL: ours), stdout+stderr captured into *out
- * (malloc'd, NUL-terminated; may be NULL).  Returns the exit status, or -1 with err set. */
-int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err);
-/* mkdir -p; 0 or -1 with err set. */
-int mgb_mkdirs(const char *path, char *err);
 
 /* ---- the Debian kernels known by name (lib/vm/debian.c) ---- */
 

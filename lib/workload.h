@@ -85,7 +85,7 @@ struct mgb_column {
 struct mgb_workload {
 	const char *name;
 	const char *summary;
-	const struct mgb_workload_option *options; /* terminated by a zero entry */
+	const struct mgb_option *options; /* terminated by a zero entry */
 	size_t params_size;
 	uint64_t default_rounds; /* when --rounds is not given; 0 means the common default */
 	/* What the text table shows, terminated by a zero entry. */
@@ -153,9 +153,7 @@ const struct mgb_workload *mgb_workload_find(const char *name);
 
 /* Fill params with every option's default. */
 int mgb_params_defaults(const struct mgb_workload *w, void *params, char *err);
-/* Set one option from its text; the error names the option and the bad value. */
-int mgb_param_set(const struct mgb_workload_option *o, void *params, const char *text, char *err);
-const struct mgb_workload_option *mgb_option_find(const struct mgb_workload *w, const char *name);
+const struct mgb_option *mgb_option_find(const struct mgb_workload *w, const char *name);
 /* The parameters as a JSON object keyed by option name (words shown as words). */
 json_t *mgb_params_to_json(const struct mgb_workload *w, const void *params);
 /* "  --size N  bytes per write (default 4096)" lines for --help and list. */

@@ -9,9 +9,9 @@
 #include "config.h"
 #include "helpers.h"
 #include "target.h"
+#include "proc.h"
 #include "util.h"
 #include "kbuild.h"
-#include "vm.h" /* mgb_capture */
 
 #include <dirent.h>
 #include <errno.h>

@@ -15,8 +15,8 @@
 #include "result.h"
 #include "target.h"
 #include "kbuild.h"
+#include "proc.h"
 #include "util.h"
-#include "vm.h" /* mgb_capture */
 
 #include <dirent.h>
 #include <glob.h>

@@ -11,7 +11,7 @@
 static void choice(void)
 {
 	static const char *const words[] = { "sleep", "spin", NULL };
-	static const struct mgb_workload_option opts[] = {
+	static const struct mgb_option opts[] = {
 		{ .name = "wait", .type = MGB_OPT_CHOICE, .offset = 0, .defval = "spin", .help = "how",
 		  .choices = words },
 		{ 0 },
@@ -35,7 +35,7 @@ int main(void)
 	uint64_t v;
 	char err[MGB_ERR_LEN];
 	const struct mgb_workload *w = mgb_workload_find("write");
-	const struct mgb_workload_option *size, *query;
+	const struct mgb_option *size, *query;
 	char params[256];
 	json_t *j;
 

@@ -34,7 +34,7 @@ static const char *const op_choices[OP_COUNT + 1] = {
 	[OP_UTIMENS] = "utimens", [OP_FALLOCATE] = "fallocate",
 };
 
-static const struct mgb_workload_option meta_options[] = {
+static const struct mgb_option meta_options[] = {
 	{ .name = "op", .type = MGB_OPT_CHOICE, .offset = offsetof(struct meta_params, op), .defval = "truncate",
 	  .help = "the change: truncate, chmod, link, unlink, utimens or fallocate", .choices = op_choices },
 	{ 0 },

@@ -40,7 +40,7 @@ static const char *const variant_choices[] = {
 };
 static const char *const second_fs_choices[] = { "ext4", "xfs", "btrfs", "tmpfs", "ramfs", NULL };
 
-static const struct mgb_workload_option ordering_options[] = {
+static const struct mgb_option ordering_options[] = {
 	{ .name = "variant", .type = MGB_OPT_CHOICE, .offset = offsetof(struct ordering_params, variant),
 	  .defval = "same", .help = "same, crossfs or threads", .choices = variant_choices },
 	{ .name = "second-fs", .type = MGB_OPT_CHOICE, .offset = offsetof(struct ordering_params, second_fs),

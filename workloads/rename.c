@@ -21,7 +21,7 @@ struct rename_params {
 	bool dirs;
 };
 
-static const struct mgb_workload_option rename_options[] = {
+static const struct mgb_option rename_options[] = {
 	{ "dirs", MGB_OPT_BOOL, offsetof(struct rename_params, dirs), NULL,
 	  "move the file between two subdirectories instead of within one", 0, 0, NULL, NULL, false },
 	{ 0 },

@@ -71,7 +71,7 @@ struct reval_params {
 	bool sequenced;
 };
 
-static const struct mgb_workload_option reval_options[] = {
+static const struct mgb_option reval_options[] = {
 	{ "size", MGB_OPT_SIZE, offsetof(struct reval_params, size), "4096",
 	  "bytes per version, written at offset 0 (at least 8)", 8, 64 << 20, NULL, NULL, false },
 	{ "sequenced", MGB_OPT_BOOL, offsetof(struct reval_params, sequenced), NULL,

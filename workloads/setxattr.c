@@ -22,7 +22,7 @@
 #define XATTR_NAME "user.mgbench"
 #define FILE_NAME "setxattr.dat"
 
-static const struct mgb_workload_option setxattr_options[] = {
+static const struct mgb_option setxattr_options[] = {
 	{ 0 },
 };
 

@@ -28,7 +28,7 @@ struct stat_params {
 enum stat_mask { MASK_TIMES, MASK_SIZE };
 static const char *const mask_choices[] = { [MASK_TIMES] = "times", [MASK_SIZE] = "size", NULL };
 
-static const struct mgb_workload_option stat_options[] = {
+static const struct mgb_option stat_options[] = {
 	{ "threads", MGB_OPT_U64, offsetof(struct stat_params, threads), "1",
 	  "query threads, each doing --rounds statx calls", 1, 64, NULL, NULL, false },
 	{ .name = "mask", .type = MGB_OPT_CHOICE, .offset = offsetof(struct stat_params, mask), .defval = "times",

@@ -68,7 +68,7 @@ static const char *const prequery_choices[] = {
 	[PREQUERY_BOTH] = "both", [PREQUERY_YES] = "yes", [PREQUERY_NO] = "no", NULL,
 };
 
-static const struct mgb_workload_option statx06_options[] = {
+static const struct mgb_option statx06_options[] = {
 	{ .name = "ticks", .type = MGB_OPT_U64, .offset = offsetof(struct statx06_params, ticks), .defval = "1",
 	  .help = "waits before and after the change", .min = 0, .max = 2 },
 	{ .name = "wait", .type = MGB_OPT_CHOICE, .offset = offsetof(struct statx06_params, wait), .defval = "sleep",

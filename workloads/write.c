@@ -37,7 +37,7 @@ static const struct mgb_opt_word query_words[] = {
 	{ NULL, 0 },
 };
 
-static const struct mgb_workload_option write_options[] = {
+static const struct mgb_option write_options[] = {
 	{ "size", MGB_OPT_SIZE, offsetof(struct write_params, size), "4096",
 	  "bytes written per change, at offset 0", 1, 64 << 20, NULL, NULL, false },
 	{ "query", MGB_OPT_U64, offsetof(struct write_params, query_every), "every",

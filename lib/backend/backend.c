@@ -2,7 +2,7 @@
 #include "config.h"
 #include "backend.h"
 #include "util.h"
-#include "workload.h"
+#include "options.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -22,10 +22,10 @@ const struct mgb_backend_ops *const mgb_backends[] = {
 	NULL,
 };
 
-const struct mgb_workload_option *mgb_backend_option_first(const char *name)
+const struct mgb_option *mgb_backend_option_first(const char *name)
 {
 	for (size_t i = 0; mgb_backends[i]; i++) {
-		const struct mgb_workload_option *o = mgb_option_table_find(mgb_backends[i]->options, name);
+		const struct mgb_option *o = mgb_option_table_find(mgb_backends[i]->options, name);
 
 		if (o)
 			return o;
@@ -125,18 +125,8 @@ int mgb_short_write_errno(struct mgb_backend *be, struct mgb_file *f, const void
 }
 
 #ifndef HAVE_LIBNFS
-const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void *params)
+struct mgb_serve_how mgb_backend_serve_how(const struct mgb_backend_ops *ops, const void *params)
 {
-	return NULL;
-}
-
-bool mgb_backend_knfsd(const struct mgb_backend_ops *ops, const void *params)
-{
-	return false;
-}
-
-unsigned mgb_backend_nfs_timeout(const struct mgb_backend_ops *ops, const void *params)
-{
-	return 0;
+	return (struct mgb_serve_how){ .reach = ops->reach };
 }
 #endif

@@ -27,7 +27,7 @@
 #include "backend.h"
 #include "stop.h"
 #include "util.h"
-#include "workload.h"
+#include "options.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,7 +55,7 @@
 
 const char *const mgb_nfs_servers[] = { "ganesha", "knfsd", NULL };
 
-const struct mgb_workload_option mgb_nfs_options[] = {
+const struct mgb_option mgb_nfs_options[] = {
 	{ "nfs-url", MGB_OPT_STRING, offsetof(struct mgb_nfs_params, url), NULL,
 	  "nfs: use this server (nfs://host/export[?args]) instead of an embedded nfs-ganesha", 0, 0, NULL,
 	  NULL, false },
@@ -829,25 +829,15 @@ static json_t *nfs_cell_metrics(struct mgb_backend *be)
 			 "timeout_ms", p->timeout_ms, "change_sample", change_sample(p));
 }
 
-const char *mgb_backend_server_url(const struct mgb_backend_ops *ops, const void *params)
+struct mgb_serve_how mgb_backend_serve_how(const struct mgb_backend_ops *ops, const void *params)
 {
-	const struct mgb_nfs_params *par = params;
+	const struct mgb_nfs_params *par = ops->reach != MGB_REACH_LOCAL ? params : NULL;
 
-	return ops->reach != MGB_REACH_LOCAL && par ? par->url : NULL;
-}
-
-bool mgb_backend_knfsd(const struct mgb_backend_ops *ops, const void *params)
-{
-	const struct mgb_nfs_params *par = params;
-
-	return ops->reach != MGB_REACH_LOCAL && par && par->server == MGB_NFS_SERVER_KNFSD;
-}
-
-unsigned mgb_backend_nfs_timeout(const struct mgb_backend_ops *ops, const void *params)
-{
-	const struct mgb_nfs_params *par = params;
-
-	return ops->reach != MGB_REACH_LOCAL && par ? (unsigned)par->timeout_s : 0;
+	return (struct mgb_serve_how){ .reach = ops->reach,
+				       .url = par ? par->url : NULL,
+				       .knfsd = par && par->server == MGB_NFS_SERVER_KNFSD,
+				       .kernel_client = ops->kernel_client,
+				       .timeout_s = par ? (unsigned)par->timeout_s : 0 };
 }
 
 #define NFS_COMMON_OPS                                  \

@@ -2,12 +2,12 @@
 /*
  * The options of every backend that reaches its target over NFS: nfs.c's (libnfs) and
  * nfs_mount.c's (the kernel's client).  One struct, so the runner's questions about the server
- * (mgb_backend_server_url, mgb_backend_knfsd) read any of them.
+ * (mgb_backend_serve_how) read any of them.
  */
 #ifndef MGB_BACKEND_NFS_PARAMS_H
 #define MGB_BACKEND_NFS_PARAMS_H
 
-#include "workload.h"
+#include "options.h"
 
 #include <stdint.h>
 
@@ -18,7 +18,7 @@ struct mgb_nfs_params {
 };
 
 /* Their options, one table: --help shows it once for all four. */
-extern const struct mgb_workload_option mgb_nfs_options[];
+extern const struct mgb_option mgb_nfs_options[];
 /* --nfs-server's choices, in index order: 0 the embedded nfs-ganesha, 1 the kernel's nfsd. */
 extern const char *const mgb_nfs_servers[];
 #define MGB_NFS_SERVER_KNFSD 1

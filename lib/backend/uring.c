@@ -22,7 +22,7 @@
 #include "backend.h"
 #include "probe.h"
 #include "util.h"
-#include "workload.h"
+#include "options.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +51,7 @@ struct uring_params {
 	bool sqpoll;
 };
 
-static const struct mgb_workload_option uring_options[] = {
+static const struct mgb_option uring_options[] = {
 	{ "depth", MGB_OPT_U64, offsetof(struct uring_params, depth), "1",
 	  "io_uring: requests kept in flight by write --query none|K and stat", 1, 4096, NULL, NULL, false },
 	{ "link", MGB_OPT_BOOL, offsetof(struct uring_params, link), NULL,

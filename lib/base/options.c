@@ -1,31 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Declarative workload options: defaults, parsing, JSON and help text from one table. */
+/* Declarative options (a workload's or a backend's): defaults, parsing, JSON and help text from
+ * one table.  The workload-typed wrappers live beside the workload table (workloads/workloads.c). */
 #include "config.h"
 #include "json_text.h"
 #include "options.h"
 #include "util.h"
-#include "workload.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-const struct mgb_workload *mgb_workload_find(const char *name)
+const struct mgb_option *mgb_option_table_find(const struct mgb_option *opts, const char *name)
 {
-	for (size_t i = 0; mgb_workloads[i]; i++)
-		if (!strcmp(mgb_workloads[i]->name, name))
-			return mgb_workloads[i];
-	return NULL;
-}
-
-const struct mgb_workload_option *mgb_option_find(const struct mgb_workload *w, const char *name)
-{
-	return mgb_option_table_find(w->options, name);
-}
-
-const struct mgb_workload_option *mgb_option_table_find(const struct mgb_workload_option *opts, const char *name)
-{
-	for (const struct mgb_workload_option *o = opts; o && o->name; o++)
+	for (const struct mgb_option *o = opts; o && o->name; o++)
 		if (!strcmp(o->name, name))
 			return o;
 	return NULL;
@@ -33,7 +20,7 @@ const struct mgb_workload_option *mgb_option_table_find(const struct mgb_workloa
 
 /* 1 for one of the option's words (a value of its own, outside the numeric bounds), 0 for a
  * number, -1 for neither. */
-static int parse_number(const struct mgb_workload_option *o, const char *text, uint64_t *v)
+static int parse_number(const struct mgb_option *o, const char *text, uint64_t *v)
 {
 	for (const struct mgb_opt_word *wd = o->words; wd && wd->word; wd++)
 		if (!strcmp(wd->word, text)) {
@@ -43,7 +30,7 @@ static int parse_number(const struct mgb_workload_option *o, const char *text, u
 	return o->type == MGB_OPT_SIZE ? mgb_parse_size(text, v) : mgb_parse_u64(text, v);
 }
 
-static void describe_expected(const struct mgb_workload_option *o, char *buf, size_t len)
+static void describe_expected(const struct mgb_option *o, char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -53,7 +40,7 @@ static void describe_expected(const struct mgb_workload_option *o, char *buf, si
 		n += snprintf(buf + n, len - n, " or '%s'", wd->word);
 }
 
-int mgb_param_set(const struct mgb_workload_option *o, void *params, const char *text, char *err)
+int mgb_param_set(const struct mgb_option *o, void *params, const char *text, char *err)
 {
 	int word;
 	uint64_t v;
@@ -92,30 +79,20 @@ int mgb_param_set(const struct mgb_workload_option *o, void *params, const char 
 	return mgb_err(err, "--%s: unknown option type", o->name);
 }
 
-int mgb_params_defaults(const struct mgb_workload *w, void *params, char *err)
-{
-	return mgb_option_table_defaults(w->options, params, w->params_size, err);
-}
-
-int mgb_option_table_defaults(const struct mgb_workload_option *opts, void *params, size_t size, char *err)
+int mgb_option_table_defaults(const struct mgb_option *opts, void *params, size_t size, char *err)
 {
 	memset(params, 0, size);
-	for (const struct mgb_workload_option *o = opts; o && o->name; o++)
+	for (const struct mgb_option *o = opts; o && o->name; o++)
 		if (o->defval && o->type != MGB_OPT_BOOL && mgb_param_set(o, params, o->defval, err) < 0)
 			return -1;
 	return 0;
 }
 
-json_t *mgb_params_to_json(const struct mgb_workload *w, const void *params)
-{
-	return mgb_option_table_to_json(w->options, params);
-}
-
-json_t *mgb_option_table_to_json(const struct mgb_workload_option *opts, const void *params)
+json_t *mgb_option_table_to_json(const struct mgb_option *opts, const void *params)
 {
 	json_t *obj = json_object();
 
-	for (const struct mgb_workload_option *o = opts; o && o->name; o++) {
+	for (const struct mgb_option *o = opts; o && o->name; o++) {
 		json_t *v = NULL;
 
 		switch (o->type) {
@@ -146,7 +123,7 @@ json_t *mgb_option_table_to_json(const struct mgb_workload_option *opts, const v
 	return obj;
 }
 
-const char *mgb_option_choice(const struct mgb_workload_option *o, unsigned index)
+const char *mgb_option_choice(const struct mgb_option *o, unsigned index)
 {
 	return o->choices[index];
 }
@@ -175,14 +152,9 @@ static void print_help_text(FILE *out, const char *text)
 	}
 }
 
-void mgb_options_print(FILE *out, const struct mgb_workload *w)
+void mgb_option_table_print(FILE *out, const struct mgb_option *opts)
 {
-	mgb_option_table_print(out, w->options);
-}
-
-void mgb_option_table_print(FILE *out, const struct mgb_workload_option *opts)
-{
-	for (const struct mgb_workload_option *o = opts; o && o->name; o++) {
+	for (const struct mgb_option *o = opts; o && o->name; o++) {
 		char lhs[40], help[512];
 
 		snprintf(lhs, sizeof(lhs), "--%s%s", o->name, o->type == MGB_OPT_BOOL ? "" :

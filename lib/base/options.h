@@ -30,7 +30,7 @@ struct mgb_opt_word {
 	uint64_t value;
 };
 
-struct mgb_workload_option {
+struct mgb_option {
 	const char *name;
 	enum mgb_opt_type type;
 	size_t offset;
@@ -42,15 +42,18 @@ struct mgb_workload_option {
 	bool sweep;                        /* run accepts a comma list: one set of cells per value */
 };
 
+/* Set one option from its text; the error names the option and the bad value. */
+int mgb_param_set(const struct mgb_option *o, void *params, const char *text, char *err);
+
 /* The same for any option table (a backend's): opts terminated by a zero entry, or NULL. */
-const struct mgb_workload_option *mgb_option_table_find(const struct mgb_workload_option *opts, const char *name);
-int mgb_option_table_defaults(const struct mgb_workload_option *opts, void *params, size_t size, char *err);
-json_t *mgb_option_table_to_json(const struct mgb_workload_option *opts, const void *params);
-void mgb_option_table_print(FILE *out, const struct mgb_workload_option *opts);
+const struct mgb_option *mgb_option_table_find(const struct mgb_option *opts, const char *name);
+int mgb_option_table_defaults(const struct mgb_option *opts, void *params, size_t size, char *err);
+json_t *mgb_option_table_to_json(const struct mgb_option *opts, const void *params);
+void mgb_option_table_print(FILE *out, const struct mgb_option *opts);
 
 #define MGB_PARAM(params, type, o) (*(type *)((char *)(params) + (o)->offset))
 
 /* A choice option's word for its stored index (choices[index]). */
-const char *mgb_option_choice(const struct mgb_workload_option *o, unsigned index);
+const char *mgb_option_choice(const struct mgb_option *o, unsigned index);
 
 #endif

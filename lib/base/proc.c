@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "proc.h"
+#include "stop.h"
 #include "util.h"
 
 #include <errno.h>
@@ -186,4 +187,60 @@ int mgb_run_program(const char *const argv[], char *err)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return mgb_err(err, "%s failed (status %d)", argv[0], status);
 	return 0;
+}
+
+int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err)
+{
+	/* a helper: a killed mgbench leaves no apt or xz behind */
+	struct mgb_proc_spec spec = { .argv = argv, .path_search = true, .cwd = cwd, .out = MGB_PROC_PIPE,
+				      .err = MGB_PROC_WITH_OUT, .death_signal = SIGKILL };
+	struct mgb_proc child;
+	int rfd, status;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	bool stopped = false;
+
+	if (out)
+		*out = NULL;
+	if (mgb_proc_start(&spec, &child, err) < 0)
+		return -1;
+	rfd = child.out;
+	for (;;) {
+		ssize_t n;
+
+		if (mgb_stop_requested()) {
+			/* the helper's whole group at once: apt's downloads, xz in a pipeline */
+			mgb_proc_stop(child.pid, &status, 0, true);
+			stopped = true;
+			break;
+		}
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap ? cap * 2 : 8192);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap = cap ? cap * 2 : 8192;
+		}
+		n = read(rfd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(rfd);
+	if (buf)
+		buf[len] = '\0';
+	if ((!stopped && mgb_proc_wait(child.pid, &status, err) < 0) || mgb_stop_requested()) {
+		if (mgb_stop_requested())
+			mgb_err(err, "interrupted (signal %d) while %s ran", (int)mgb_stop_signal, argv[0]);
+		free(buf);
+		return -1;
+	}
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	return mgb_proc_result(argv[0], status, err);
 }

@@ -72,4 +72,8 @@ int mgb_run_program(const char *const argv[], char *err);
 /* A finished child's exit code (128 + N for signal N), or an error for one that could not run. */
 int mgb_proc_result(const char *program, int status, char *err);
 
+/* Run argv (argv[0] looked up in PATH) in cwd (NULL: ours), stdout+stderr captured into *out
+ * (malloc'd, NUL-terminated; may be NULL).  Returns the exit status, or -1 with err set. */
+int mgb_capture(const char *const argv[], const char *cwd, char **out, char *err);
+
 #endif

@@ -103,6 +103,13 @@ int mgb_remove_contents(int dirfd);
 /* rmdir name in dirfd only if it is still the directory want describes (dev and inode). */
 int mgb_rmdir_if_same(int dirfd, const char *name, const struct stat *want);
 
+/* mkdir -p; 0 or -1 with err set. */
+int mgb_mkdirs(const char *path, char *err);
+/* The persistent cache (kept by `make distclean`, shared by runs): $MGBENCH_CACHE, else
+ * /var/cache/mgbench as root, else $XDG_CACHE_HOME/mgbench (~/.cache/mgbench).  Created if
+ * missing; malloc'd path, NULL with err set on failure. */
+char *mgb_cache_dir(char *err);
+
 /* A whole file as text (malloc'd; "" for an empty one), or NULL with err. */
 char *mgb_read_text(const char *path, char *err);
 /* text as the whole of path, created with mode if missing, never through a symbolic link. */

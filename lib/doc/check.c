@@ -2,7 +2,6 @@
 #include "config.h"
 #include "doc.h"
 #include "check.h"
-#include "backend.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -80,7 +80,7 @@ static void print_params(FILE *out, const struct mgb_workload *w, json_t *params
 {
 	int col = 0;
 
-	for (const struct mgb_workload_option *o = w->options; o && o->name; o++) {
+	for (const struct mgb_option *o = w->options; o && o->name; o++) {
 		json_t *v = json_object_get(params, o->name);
 		char *s;
 		int len;

@@ -10,9 +10,8 @@
 #include "config.h"
 #include "kbuild_internal.h"
 #include "stop.h"
-#include "target.h"
+#include "proc.h"
 #include "util.h"
-#include "vm.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -60,51 +59,6 @@ static int check_tools(bool debian, char *err)
 	return 0;
 }
 
-/* Copy from to to through a temporary name in to's directory that only we can have made
- * (mkostemp: O_CREAT|O_EXCL, so a planted symlink is never followed), synced, then renamed. */
-int mgb_kb_copy_file(const char *from, const char *to, char *err)
-{
-	char tmp[PATH_MAX + 8];
-	int in = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), out = -1, rc = -1;
-	struct stat st;
-
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", to);
-	if (in < 0 || fstat(in, &st) || !S_ISREG(st.st_mode) || (out = mkostemp(tmp, O_CLOEXEC)) < 0) {
-		if (in >= 0 && !S_ISREG(st.st_mode))
-			errno = EINVAL;
-		mgb_err(err, "cannot copy %s to %s: %s", from, to, strerror(errno));
-		tmp[0] = '\0';
-		goto out;
-	}
-	for (off_t done = 0; done < st.st_size;) {
-		ssize_t n = sendfile(out, in, NULL, (size_t)(st.st_size - done));
-
-		if (n <= 0) {
-			mgb_err(err, "cannot copy %s to %s: %s", from, to, n ? strerror(errno) : "short file");
-			goto out;
-		}
-		done += n;
-	}
-	if (fchmod(out, 0644) || fsync(out) || close(out)) {
-		out = -1;
-		mgb_err(err, "cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	out = -1;
-	if (rename(tmp, to)) {
-		mgb_err(err, "cannot rename %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	rc = 0;
-out:
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	if (rc && tmp[0])
-		unlink(tmp);
-	return rc;
-}
 
 /* An earlier `kernel build -o` directory: nothing but our outputs, and our manifest. */
 static bool is_build_dir(const char *dir)

@@ -6,8 +6,8 @@
  */
 #include "config.h"
 #include "kbuild_internal.h"
+#include "proc.h"
 #include "util.h"
-#include "vm.h"
 
 #include <dirent.h>
 #include <errno.h>

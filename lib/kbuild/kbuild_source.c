@@ -6,7 +6,7 @@
  */
 #include "config.h"
 #include "kbuild_internal.h"
-#include "target.h"
+#include "proc.h"
 #include "util.h"
 #include "vm.h"
 
@@ -289,48 +289,4 @@ int mgb_kb_source_get(const char *spec, const char *cache, bool quiet, struct mg
 	return rc;
 }
 
-/* cp -FLAGS tree/name to/ for every top-level entry but .git: one cp each, run as make is (own
- * process group, parent-death signal, stopped on SIGINT/SIGTERM), with no shell in between
- * that would outlive a killed mgbench.  0, cp's exit status, or -1. */
-static int copy_entries(const char *tree, const char *to, const char *flags, int logfd, char *err)
-{
-	struct dirent **ents = NULL;
-	int n = scandir(tree, &ents, NULL, alphasort), st = 0;
 
-	if (n < 0)
-		return mgb_err(err, "cannot read %s: %s", tree, strerror(errno));
-	for (int i = 0; i < n; i++) {
-		const char *name = ents[i]->d_name;
-		char from[PATH_MAX], dest[PATH_MAX];
-
-		if (!st && strcmp(name, ".") && strcmp(name, "..") && strcmp(name, ".git")) {
-			snprintf(from, sizeof(from), "%s/%s", tree, name);
-			snprintf(dest, sizeof(dest), "%s/", to);
-			const char *argv[] = { "cp", flags, "--", from, dest, NULL };
-
-			st = mgb_kb_run_logged(argv, NULL, NULL, logfd, MGB_KB_PROGRESS_NONE, "", err);
-		}
-		free(ents[i]);
-	}
-	free(ents);
-	return st;
-}
-
-int mgb_kb_copy_tree(const char *tree, const char *to, int logfd, char *err)
-{
-	/* hard links; a copy where links cannot cross filesystems */
-	static const char *const flags[] = { "-al", "-a" };
-	int st = -1;
-
-	for (unsigned pass = 0; pass < MGB_ARRAY_SIZE(flags); pass++) {
-		mgb_remove_tree(to);
-		if (mgb_mkdirs(to, err))
-			return -1;
-		st = copy_entries(tree, to, flags[pass], logfd, err);
-		if (st <= 0)
-			break;
-	}
-	if (st > 0)
-		mgb_err(err, "cannot copy %s to %s (cp exit %d)", tree, to, st);
-	return st ? -1 : 0;
-}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The work tree builds share, kept from one build to the next.  A series' prefixes differ in a
- * few patches: undoing and applying those and running make again compiles the files they touch
+ * The work tree builds share, kept from one build to the next, and the copies of files and trees
+ * kbuild makes.  A series' prefixes differ in a few patches: undoing and applying those and running make again compiles the files they touch
  * and links, instead of copying the source and compiling everything through ccache (minutes
  * even when every object is a hit).  What the tree holds is recorded in state.json once a build
  * succeeded; the record goes before the tree is changed, so a tree a build left half-made is
@@ -12,9 +12,8 @@
  */
 #include "config.h"
 #include "kbuild_internal.h"
-#include "target.h"
+#include "proc.h"
 #include "util.h"
-#include "vm.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -354,4 +353,96 @@ int mgb_kb_tree_save(const char *work, const char *base, const char *source_id, 
 	}
 	json_decref(rec);
 	return 0;
+}
+
+/* Copy from to to through a temporary name in to's directory that only we can have made
+ * (mkostemp: O_CREAT|O_EXCL, so a planted symlink is never followed), synced, then renamed. */
+int mgb_kb_copy_file(const char *from, const char *to, char *err)
+{
+	char tmp[PATH_MAX + 8];
+	int in = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), out = -1, rc = -1;
+	struct stat st;
+
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", to);
+	if (in < 0 || fstat(in, &st) || !S_ISREG(st.st_mode) || (out = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		if (in >= 0 && !S_ISREG(st.st_mode))
+			errno = EINVAL;
+		mgb_err(err, "cannot copy %s to %s: %s", from, to, strerror(errno));
+		tmp[0] = '\0';
+		goto out;
+	}
+	for (off_t done = 0; done < st.st_size;) {
+		ssize_t n = sendfile(out, in, NULL, (size_t)(st.st_size - done));
+
+		if (n <= 0) {
+			mgb_err(err, "cannot copy %s to %s: %s", from, to, n ? strerror(errno) : "short file");
+			goto out;
+		}
+		done += n;
+	}
+	if (fchmod(out, 0644) || fsync(out) || close(out)) {
+		out = -1;
+		mgb_err(err, "cannot write %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	out = -1;
+	if (rename(tmp, to)) {
+		mgb_err(err, "cannot rename %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (rc && tmp[0])
+		unlink(tmp);
+	return rc;
+}
+
+/* cp -FLAGS tree/name to/ for every top-level entry but .git: one cp each, run as make is (own
+ * process group, parent-death signal, stopped on SIGINT/SIGTERM), with no shell in between
+ * that would outlive a killed mgbench.  0, cp's exit status, or -1. */
+static int copy_entries(const char *tree, const char *to, const char *flags, int logfd, char *err)
+{
+	struct dirent **ents = NULL;
+	int n = scandir(tree, &ents, NULL, alphasort), st = 0;
+
+	if (n < 0)
+		return mgb_err(err, "cannot read %s: %s", tree, strerror(errno));
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		char from[PATH_MAX], dest[PATH_MAX];
+
+		if (!st && strcmp(name, ".") && strcmp(name, "..") && strcmp(name, ".git")) {
+			snprintf(from, sizeof(from), "%s/%s", tree, name);
+			snprintf(dest, sizeof(dest), "%s/", to);
+			const char *argv[] = { "cp", flags, "--", from, dest, NULL };
+
+			st = mgb_kb_run_logged(argv, NULL, NULL, logfd, MGB_KB_PROGRESS_NONE, "", err);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return st;
+}
+
+int mgb_kb_copy_tree(const char *tree, const char *to, int logfd, char *err)
+{
+	/* hard links; a copy where links cannot cross filesystems */
+	static const char *const flags[] = { "-al", "-a" };
+	int st = -1;
+
+	for (unsigned pass = 0; pass < MGB_ARRAY_SIZE(flags); pass++) {
+		mgb_remove_tree(to);
+		if (mgb_mkdirs(to, err))
+			return -1;
+		st = copy_entries(tree, to, flags[pass], logfd, err);
+		if (st <= 0)
+			break;
+	}
+	if (st > 0)
+		mgb_err(err, "cannot copy %s to %s (cp exit %d)", tree, to, st);
+	return st ? -1 : 0;
 }

@@ -87,9 +87,9 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		     struct mgb_progress *progress)
 {
 	struct mgb_served sv;
-	struct mgb_serve_how how;
+	struct mgb_serve_how how = mgb_backend_serve_how(spec->backend, spec->backend_params);
 	const struct mgb_target *t = &sv.target;
-	const char *url = mgb_backend_server_url(spec->backend, spec->backend_params);
+	const char *url = how.url;
 	struct mgb_backend be = { 0 };
 	struct mgb_mg_counters before, after;
 	struct mgb_ctx ctx;
@@ -117,10 +117,6 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		r = -1;
 		goto done;
 	}
-	how = (struct mgb_serve_how){ .reach = spec->backend->reach, .url = url,
-				      .knfsd = mgb_backend_knfsd(spec->backend, spec->backend_params),
-				      .kernel_client = spec->backend->kernel_client,
-				      .timeout_s = mgb_backend_nfs_timeout(spec->backend, spec->backend_params) };
 	r = mgb_serve_up(s, spec->fs, spec->dir, &how, &sv, err);
 	unsupported = sv.unsupported;
 	json_object_set_new(cell, "target", target_json(t));

@@ -17,7 +17,6 @@
 #include "target.h"
 #include "proc.h"
 #include "util.h"
-#include "vm.h" /* mgb_capture */
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "vm.h"
+#include "proc.h"
 #include "util.h"
 #include "target.h"
 #include "fio.h"

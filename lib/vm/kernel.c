@@ -10,8 +10,8 @@
 #include "vm.h"
 #include "result.h"
 #include "stop.h"
+#include "proc.h"
 #include "util.h"
-#include "target.h"
 
 #include <dirent.h>
 #include <elf.h>

@@ -57,7 +57,7 @@ static const struct mgb_opt_word poll_words[] = { { "max", 0 }, { NULL, 0 } };
 /* --phase-ms rounds: the phases of old, --rounds writes each whatever the time */
 static const struct mgb_opt_word phase_words[] = { { "rounds", 0 }, { NULL, 0 } };
 
-static const struct mgb_workload_option cost_options[] = {
+static const struct mgb_option cost_options[] = {
 	{ "size", MGB_OPT_SIZE, offsetof(struct cost_params, size), "4096", "bytes per write", 1, 64 << 20, NULL, NULL, false },
 	{ .name = "mode", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, mode), .defval = "overwrite",
 	  .help = "overwrite (within --file-size), append, or fio-basic (the robot's falloc job)",
