@@ -48,10 +48,12 @@ static void usage(FILE *out)
 		"\n"
 		"Matches the cells of result documents by workload, filesystem, backend\n"
 		"and parameters, and judges each metric of each side against the first:\n"
-		"proportions by Fisher's exact test widened by the repeats' dispersion,\n"
-		"rates and times by Mann-Whitney U over runs, so give several runs (one\n"
-		"document each) a side, separated by --; 5 or more recommended.\n"
-		"p-values are Benjamini-Hochberg adjusted across the table.\n"
+		"proportions over runs (Fisher widened by their dispersion, or exact\n"
+		"Mann-Whitney over the runs' rates where time drives them), or on a gap\n"
+		"of 0.5; rates and times by Mann-Whitney U over runs, so give several\n"
+		"runs (one document each) a side, separated by --; 5 or more\n"
+		"recommended. p-values are Benjamini-Hochberg adjusted across the tests\n"
+		"of the table that can decide.\n"
 		"\n");
 	mgb_cmd_options_print(out, options);
 	fprintf(out, "\nSee mgbench-compare(1).\n");
