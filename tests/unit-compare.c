@@ -440,8 +440,38 @@ static void review_cases(void)
 	}
 }
 
+/* Machine identity: the CPU model, and the preemption model in effect (not "dynamic" for every
+ * PREEMPT_DYNAMIC kernel): two documents that differ in either get no verdict on a rate. */
+static void identity(void)
+{
+	double all[2] = { 2000, 2000 }, r[2] = { 100, 200 };
+	json_t *a = side_of_runs(1, all, r, true, "tmpfs"), *b = side_of_runs(1, all, r + 1, true, "tmpfs"), *cmp;
+	const char *w;
+
+	json_object_set_new(json_object_get(a, "host"), "cpu_model", json_string("AMD EPYC"));
+	json_object_set_new(json_object_get(b, "host"), "cpu_model", json_string("Intel Xeon"));
+	json_object_set_new(json_object_get(a, "kernel"), "config", json_pack("{s:s}", "preempt", "none"));
+	json_object_set_new(json_object_get(b, "kernel"), "config", json_pack("{s:s}", "preempt", "full"));
+	cmp = run(a, b);
+	w = json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)) ?: "";
+	T_CHECK(strstr(w, "CPU model \"AMD EPYC\" vs \"Intel Xeon\"") && strstr(w, "preemption \"none\" vs \"full\""),
+		"the CPU and the preemption in effect are named: %s", w);
+	T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "not comparable"), "a rate across them: %s",
+		verdict(cmp, "writes_per_s"));
+	json_decref(cmp);
+	json_object_set_new(json_object_get(b, "host"), "cpu_model", json_string("AMD EPYC"));
+	json_object_set_new(json_object_get(b, "kernel"), "config", json_pack("{s:s}", "preempt", "none"));
+	cmp = run(a, b);
+	T_CHECK(json_array_size(json_object_get(cmp, "warnings")) == 0, "the same machine: no note: %s",
+		json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)));
+	json_decref(cmp);
+	json_decref(a);
+	json_decref(b);
+}
+
 int main(void)
 {
+	T_RUN(identity());
 	T_RUN(more_runs_never_weaker());
 	T_RUN(no_dilution());
 	T_RUN(review_cases());

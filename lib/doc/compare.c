@@ -94,15 +94,27 @@ static json_t *doc_identity(json_t *doc)
 
 		/* set_new takes a reference: a borrowed value gets one of its own, a new one keeps its */
 		json_object_set_new(id, "machine", name ? json_incref(name) : json_string("?"));
+		/* the CPU: a host name ("vm") names nothing in many clouds */
+		json_object_set(id, "CPU model", json_object_get(host, "cpu_model") ?: json_null());
 	}
 	json_object_set(id, "CPUs", json_object_get(vm ? vm : host, "cpus") ?: json_null());
 	/* the tick as the kernel reports it (clock_getres), not as measured on a busy machine */
 	json_object_set(id, "tick", json_object_get(json_object_get(clocks, "resolution_ns"), "monotonic_coarse") ?: json_null());
 	json_object_set(id, "hrtimer", json_object_get(json_object_get(clocks, "resolution_ns"), "monotonic") ?: json_null());
 	json_object_set(id, "clocksource", json_object_get(clocks, "clocksource") ?: json_null());
-	json_object_set_new(id, "preemption", json_string(strstr(version, "PREEMPT_RT") ? "rt"
-							  : strstr(version, "PREEMPT_DYNAMIC") ? "dynamic"
-							  : strstr(version, "PREEMPT ") ? "full" : "none"));
+	/* the model in effect (debugfs, preempt= or the config's default) where the document says,
+	 * not "dynamic" for every PREEMPT_DYNAMIC kernel; else what uname -v names */
+	{
+		const char *mode = json_string_value(
+			json_object_get(json_object_get(json_object_get(doc, "kernel"), "config"), "preempt"));
+
+		json_object_set_new(id, "preemption",
+				    mode ? mgb_json_text(mode)
+					 : json_string(strstr(version, "PREEMPT_RT")        ? "rt"
+						       : strstr(version, "PREEMPT_DYNAMIC") ? "dynamic"
+						       : strstr(version, "PREEMPT ")        ? "full"
+											    : "none"));
+	}
 	return id;
 }
 
