@@ -48,10 +48,12 @@ static void usage(FILE *out)
 		"\n"
 		"Matches the cells of result documents by workload, filesystem, backend\n"
 		"and parameters, and judges each metric of each side against the first:\n"
-		"proportions by Fisher's exact test widened by the repeats' dispersion,\n"
-		"rates and times by Mann-Whitney U over runs, so give several runs (one\n"
-		"document each) a side, separated by --; 5 or more recommended.\n"
-		"p-values are Benjamini-Hochberg adjusted across the table.\n"
+		"proportions over runs (Fisher widened by their dispersion, or exact\n"
+		"Mann-Whitney over the runs' rates where time drives them), or on a gap\n"
+		"of 0.5; rates and times by Mann-Whitney U over runs, so give several\n"
+		"runs (one document each) a side, separated by --; 5 or more\n"
+		"recommended. p-values are Benjamini-Hochberg adjusted across the tests\n"
+		"of the table that can decide.\n"
 		"\n");
 	mgb_cmd_options_print(out, options);
 	fprintf(out, "\nSee mgbench-compare(1).\n");
@@ -143,22 +145,35 @@ static void format_change(char *change, char *ci, size_t len, json_t *verdict, c
 	snprintf(ci, len, "[%s, %s]", lo, hi);
 }
 
-static const char *test_code(const char *test)
+static const char *test_code(json_t *verdict)
 {
-	return !test ? "" : !strcmp(test, "fisher") ? "F" : !strcmp(test, "quasi-binomial") ? "Q"
-			  : !strcmp(test, "mw-exact") ? "MWx" : !strcmp(test, "mw-normal") ? "MWn" : test;
+	const char *test = json_string_value(json_object_get(verdict, "test"));
+	const char *basis = json_string_value(json_object_get(verdict, "basis")) ?: "";
+	const char *v = json_string_value(json_object_get(verdict, "verdict")) ?: "";
+	bool runs = !strcmp(json_string_value(json_object_get(verdict, "unit")) ?: "", "run");
+
+	if (!strcmp(basis, "identical"))
+		return "same";
+	if (!test || !strcmp(basis, "gap") || !strcmp(v, "not comparable") || !strcmp(v, "no verdict"))
+		return "";
+	return !strcmp(test, "fisher") ? (runs ? "Fr" : "F") : !strcmp(test, "quasi-binomial") ? (runs ? "Qr" : "Q")
+	       : !strcmp(test, "mw-exact") ? (runs ? "MWr" : "MWx") : !strcmp(test, "mw-normal") ? "MWn" : test;
 }
 
 /* The p the verdict rests on (adjusted across the table when it was tested), never rounded
- * across alpha, and never printed as 0. */
+ * across alpha, and never printed as 0; "gap" when the gap rule decided, nothing when no p
+ * decided (identical samples, no verdict, not comparable). */
 static void format_p(char *buf, size_t len, json_t *verdict, double alpha)
 {
 	json_t *p = json_object_get(verdict, "p_adjusted") ?: json_object_get(verdict, "p");
+	const char *basis = json_string_value(json_object_get(verdict, "basis")) ?: "";
+	const char *v = json_string_value(json_object_get(verdict, "verdict")) ?: "";
 	double x = json_number_value(p);
 
-	if (json_is_true(json_object_get(verdict, "one_run")))
-		snprintf(buf, len, "1run");
-	else if (!json_is_number(p))
+	if (!strcmp(basis, "gap"))
+		snprintf(buf, len, "gap");
+	else if (!json_is_number(p) || !strcmp(basis, "identical") || !strcmp(v, "not comparable") ||
+		 !strcmp(v, "no verdict"))
 		*buf = '\0';
 	else if (x < 1e-300)
 		snprintf(buf, len, "<1e-300");
@@ -201,15 +216,21 @@ static void legend(char *buf, size_t len, json_t *cmp)
 	snprintf(buf, len,
 		 "value: pooled events/trials for a proportion, else the median of the repeats (of the runs' "
 		 "medians for a time or rate from several runs). change: B - A "
-		 "for a proportion, else the Hodges-Lehmann shift relative to A's median; [ ] its %.0f%% "
+		 "for a proportion (a shift of the runs' rates when tested over runs), else the "
+		 "Hodges-Lehmann shift relative to A's median; [ ] its %.0f%% "
 		 "confidence interval. p: Benjamini-Hochberg adjusted across the %lld tests of this table "
-		 "(false discovery rate %.2g). Tests: F Fisher exact; Q quasi-binomial, dispersion from the "
-		 "repeats; MWx Mann-Whitney exact with ties; MWn its normal approximation. no change: none "
-		 "beyond noise. n too small: these repeats or runs cannot reach alpha (4 a side at least; "
-		 "5 or more recommended). no verdict: a time or rate from one run a side: " MGB_ONE_RUN_REASON
-		 " (A1.json A2.json ... -- B1.json B2.json ...). 1run: one run a side decides a proportion only "
-		 "on a gap of 0.5 (0.000 against 1.000), not 0.010 against 0.004.",
-		 100 * (1 - alpha), json_integer_value(json_object_get(cmp, "tests")), alpha);
+		 "that can decide (false discovery rate %.2g; %lld left out that cannot reach alpha, %lld "
+		 "columns that repeat another). Tests: F Fisher exact; Q quasi-binomial, dispersion from the "
+		 "repeats; r: over runs (each document one value); MWx Mann-Whitney exact with ties; MWn its "
+		 "normal approximation; same: identical samples, nothing to test. gap: every run of one side "
+		 "at least 0.5 from every run of the other (0.000 against 1.000), which no spread between runs "
+		 "of one kernel bridges; no p. no change: none beyond noise. n too small: these repeats or "
+		 "runs cannot reach alpha in this table (4 a side at least; 5 or more recommended). no "
+		 "verdict: a time or rate, or a time-driven proportion below the gap, from one run a side: "
+		 MGB_ONE_RUN_REASON " (A1.json A2.json ... -- B1.json B2.json ...).",
+		 100 * (1 - alpha), json_integer_value(json_object_get(cmp, "tests")), alpha,
+		 json_integer_value(json_object_get(cmp, "tests_left_out")),
+		 json_integer_value(json_object_get(cmp, "duplicates")));
 }
 
 struct row {
@@ -251,7 +272,7 @@ static void make_row(struct row *r, json_t *value, json_t *verdict, const char *
 	/* a parameter or a flag is shown, not tested: no word in the verdict column */
 	if (!strcmp(r->verdict, "not tested"))
 		r->verdict = "";
-	r->test = test_code(json_string_value(json_object_get(verdict, "test")));
+	r->test = test_code(verdict);
 }
 
 static void print_line(FILE *out, char *line)
@@ -299,9 +320,9 @@ static void print_text(FILE *out, json_t *cmp)
 				make_row(&r, d, json_array_get(json_object_get(m, "against_base"), k), format, alpha);
 				snprintf(change, sizeof(change), "%s %s", r.change, r.ci);
 				fits = strlen(change) <= 21;
-				snprintf(line, sizeof(line), "%-9.9s %c %9s %-21s %-14s %s %s",
+				snprintf(line, sizeof(line), "%-9.9s %c %9s %-21s %-14s %s%s%s",
 					 k == 0 ? json_string_value(json_object_get(m, "header")) : "", letter(k), r.value,
-					 fits ? change : r.change, r.verdict, r.p, r.test);
+					 fits ? change : r.change, r.verdict, r.p, *r.p ? " " : "", r.test);
 				print_line(out, line);
 				if (!fits) {
 					/* a wide interval gets its own line under the change */

@@ -55,7 +55,116 @@ static json_t *run(json_t *a, json_t *b)
 	return mgb_compare(docs, paths, 2, &o);
 }
 
-int main(void)
+/* k documents of one repeat each, as a side of runs: distinct d_i of 2000 (multigrain or not), and
+ * writes/s r_i. */
+static json_t *side_of_runs(unsigned k, const double *distinct, const double *rate, bool mg, const char *fs)
+{
+	json_t *docs[16];
+	const char *names[16] = { "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10" };
+	char err[512];
+	json_t *merged;
+
+	for (unsigned i = 0; i < k; i++) {
+		json_t *c = cell(fs, 0, distinct[i], 2000, rate[i], "ok");
+
+		json_object_set_new(json_object_get(c, "multigrain"), "in_effect", json_boolean(mg));
+		docs[i] = doc(json_pack("[o]", c), 4000000);
+	}
+	merged = k == 1 ? json_incref(docs[0]) : mgb_compare_merge_runs(docs, names, k, err);
+	for (unsigned i = 0; i < k; i++)
+		json_decref(docs[i]);
+	return merged;
+}
+
+static bool significant(const char *v)
+{
+	return !strcmp(v, "better") || !strcmp(v, "worse") || !strcmp(v, "changed");
+}
+
+/* The issue's property (issue 37): more runs a side never give a weaker verdict.  A multigrain
+ * side (distinct 1.000) against a coarse one (0.000 or a round or two a run) for k = 1..8 runs a
+ * side, in the full table whose backward and future are 0 against 0 and whose writes/s overlap:
+ * significant from k = 1 (the gap) and never "no change" or "n too small" after.  Same-kernel
+ * runs get no verdict, however many. */
+static void more_runs_never_weaker(void)
+{
+	double all[8] = { 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000 }, few[8] = { 0, 1, 0, 0, 2, 0, 1, 0 };
+	double ra[8] = { 100, 130, 90, 120, 110, 95, 125, 105 }, rb[8] = { 115, 92, 128, 101, 122, 98, 111, 133 };
+	bool was = false;
+
+	for (unsigned k = 1; k <= 8; k++) {
+		json_t *a = side_of_runs(k, all, ra, true, "tmpfs"), *b = side_of_runs(k, few, rb, false, "ramfs");
+		json_t *cmp = run(a, b), *v;
+		const char *d = verdict(cmp, "ctime.distinct_ratio");
+
+		T_CHECK(!strcmp(d, "worse"), "k=%u: 1.000 against 0.000 is worse: %s", k, d);
+		T_CHECK(!was || significant(d), "k=%u: significant with fewer runs, not now: %s", k, d);
+		was |= significant(d);
+		T_CHECK(!significant(verdict(cmp, "writes_per_s")), "k=%u: overlapping rates: %s", k,
+			verdict(cmp, "writes_per_s"));
+		/* backward and future (0 against 0) cannot decide: out of the family */
+		T_CHECK(json_integer_value(json_object_get(cmp, "tests_left_out")) +
+					!strcmp(json_string_value(json_object_get(json_array_get(json_object_get(metric(cmp, "ctime.backwards"),
+														  "against_base"), 1),
+								      "basis")) ?: "", "identical") >= 1 &&
+				!strcmp(verdict(cmp, "ctime.backwards"), "no change"),
+			"k=%u: 0 against 0 is no change, not tested: %s", k, verdict(cmp, "ctime.backwards"));
+		/* the p printed is the one the decision rests on: the gap (k < 4) is no p over rounds */
+		v = json_array_get(json_object_get(metric(cmp, "ctime.distinct_ratio"), "against_base"), 1);
+		T_CHECK(k >= 4 || !strcmp(json_string_value(json_object_get(v, "basis")) ?: "", "gap"),
+			"k=%u: decided by the gap: %s", k, json_string_value(json_object_get(v, "basis")));
+		json_decref(cmp);
+		json_decref(a);
+		/* the same kernel against itself, k runs a side: no verdict on anything */
+		a = side_of_runs(k, all, ra, true, "tmpfs");
+		json_decref(b);
+		b = side_of_runs(k, all, rb, true, "tmpfs");
+		cmp = run(a, b);
+		T_CHECK(!significant(verdict(cmp, "ctime.distinct_ratio")) && !significant(verdict(cmp, "writes_per_s")) &&
+				!significant(verdict(cmp, "ctime_changes")),
+			"k=%u: same kernel: distinct %s, writes/s %s, changes %s", k, verdict(cmp, "ctime.distinct_ratio"),
+			verdict(cmp, "writes_per_s"), verdict(cmp, "ctime_changes"));
+		json_decref(cmp);
+		json_decref(a);
+		json_decref(b);
+	}
+}
+
+/* D1(b, c): a real change (writes/s halved, 4 and 5 runs a side, runs fully apart) is not "no
+ * change" because untestable columns share its table: 0 against 0 is out of the family, and when
+ * a testable column does dilute it at 4 a side the verdict is "n too small", never "no change". */
+static void no_dilution(void)
+{
+	double all[8] = { 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000 };
+	double wobble[8] = { 2000, 1999, 2000, 1998, 2000, 1999, 2000, 2000 };
+	double ra[8] = { 380, 390, 385, 395, 388, 0, 0, 0 }, rb[8] = { 180, 190, 185, 183, 186, 0, 0, 0 };
+	json_t *a, *b, *cmp;
+
+	a = side_of_runs(4, all, ra, true, "tmpfs");
+	b = side_of_runs(4, all, rb, true, "tmpfs");
+	cmp = run(a, b);
+	T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "worse"), "-51%% over 4 runs a side: %s",
+		verdict(cmp, "writes_per_s"));
+	json_decref(cmp);
+	json_decref(b);
+	b = side_of_runs(4, wobble, rb, true, "tmpfs");
+	cmp = run(a, b);
+	T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "n too small") || !strcmp(verdict(cmp, "writes_per_s"), "worse"),
+		"diluted at 4 a side: n too small, not no change: %s", verdict(cmp, "writes_per_s"));
+	json_decref(cmp);
+	json_decref(a);
+	json_decref(b);
+	a = side_of_runs(5, wobble, ra, true, "tmpfs");
+	b = side_of_runs(5, all, rb, true, "tmpfs");
+	cmp = run(a, b);
+	T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "worse"), "5 runs a side: %s", verdict(cmp, "writes_per_s"));
+	json_decref(cmp);
+	json_decref(a);
+	json_decref(b);
+}
+
+/* The reviews' crafted cases: matching, notes, identities. */
+static void review_cases(void)
 {
 	json_t *ca = json_array(), *cb = json_array(), *a, *b, *cmp, *v;
 
@@ -303,7 +412,7 @@ int main(void)
 			int tick;
 			const char *want;
 		} cases[] = { { 3, 1000, 4000000, "better" },
-			      { 3, 200, 4000000, "no change" },
+			      { 3, 200, 4000000, "no verdict" },
 			      { 3, 1000, 10000000, "not comparable" } };
 
 		for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
@@ -329,5 +438,42 @@ int main(void)
 			json_decref(b);
 		}
 	}
+}
+
+/* Machine identity: the CPU model, and the preemption model in effect (not "dynamic" for every
+ * PREEMPT_DYNAMIC kernel): two documents that differ in either get no verdict on a rate. */
+static void identity(void)
+{
+	double all[2] = { 2000, 2000 }, r[2] = { 100, 200 };
+	json_t *a = side_of_runs(1, all, r, true, "tmpfs"), *b = side_of_runs(1, all, r + 1, true, "tmpfs"), *cmp;
+	const char *w;
+
+	json_object_set_new(json_object_get(a, "host"), "cpu_model", json_string("AMD EPYC"));
+	json_object_set_new(json_object_get(b, "host"), "cpu_model", json_string("Intel Xeon"));
+	json_object_set_new(json_object_get(a, "kernel"), "config", json_pack("{s:s}", "preempt", "none"));
+	json_object_set_new(json_object_get(b, "kernel"), "config", json_pack("{s:s}", "preempt", "full"));
+	cmp = run(a, b);
+	w = json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)) ?: "";
+	T_CHECK(strstr(w, "CPU model \"AMD EPYC\" vs \"Intel Xeon\"") && strstr(w, "preemption \"none\" vs \"full\""),
+		"the CPU and the preemption in effect are named: %s", w);
+	T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "not comparable"), "a rate across them: %s",
+		verdict(cmp, "writes_per_s"));
+	json_decref(cmp);
+	json_object_set_new(json_object_get(b, "host"), "cpu_model", json_string("AMD EPYC"));
+	json_object_set_new(json_object_get(b, "kernel"), "config", json_pack("{s:s}", "preempt", "none"));
+	cmp = run(a, b);
+	T_CHECK(json_array_size(json_object_get(cmp, "warnings")) == 0, "the same machine: no note: %s",
+		json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)));
+	json_decref(cmp);
+	json_decref(a);
+	json_decref(b);
+}
+
+int main(void)
+{
+	T_RUN(identity());
+	T_RUN(more_runs_never_weaker());
+	T_RUN(no_dilution());
+	T_RUN(review_cases());
 	return t_result();
 }

@@ -39,6 +39,14 @@ static void fisher(void)
 	near(mgb_test_proportions(0, 500000, 3, 500000).p, 0.25, 1e-4, "0/500000 vs 3/500000");
 	near(mgb_test_proportions(50, 100001, 30, 100000).p, 0.0330, 5e-4, "50/100001 vs 30/100000");
 	T_CHECK(isnan(mgb_test_proportions(1, 0, 1, 5).p), "no trials: no p");
+	/* the smallest p the margins allow (Tarone): 0 against 0 and 0 against 1 can never decide;
+	 * 4 events in 8 trials split 4/4, at best all on one side: 2 / C(8, 4) */
+	near(mgb_fisher_min_p(0, 10000, 0, 10000), 1, 1e-12, "min p of 0 vs 0");
+	near(mgb_fisher_min_p(10000, 10000, 10000, 10000), 1, 1e-12, "min p of all vs all");
+	near(mgb_fisher_min_p(0, 1000, 1, 1000), 1, 1e-9, "min p of 0 vs 1");
+	near(mgb_fisher_min_p(3, 4, 1, 4), 2.0 / 70.0, 1e-12, "min p of 3/4 vs 1/4");
+	near(mgb_test_proportions(3, 4, 1, 4).min_p, 2.0 / 70.0, 1e-12, "the test says its min p");
+	T_CHECK(mgb_fisher_min_p(0, 2000, 2000, 2000) < 1e-300, "0 vs 2000 of 2000 can decide");
 }
 
 static void repeats(void)
@@ -115,6 +123,16 @@ static void bh(void)
 	near(p[2], 0.04 * 4 / 3, 1e-12, "bh 0.03 (monotone)");
 	near(p[3], 0.2, 1e-12, "bh 0.2");
 	T_CHECK(isnan(p[4]), "NaN left out");
+	/* "n too small" in a table: 4 runs against 4 (at best 0.029) beside a test of 0.9 cannot be
+	 * rejected (0.058); alone, or beside a decided one, it can */
+	{
+		double two[] = { 0.2, 0.9 }, one[] = { 0.2, NAN }, strong[] = { 0.2, 0.001 };
+
+		T_CHECK(!mgb_bh_could_reject(two, 2, 0, 2.0 / 70, 0.05), "diluted: cannot reach alpha");
+		T_CHECK(mgb_bh_could_reject(one, 2, 0, 2.0 / 70, 0.05), "alone: can");
+		T_CHECK(mgb_bh_could_reject(strong, 2, 0, 2.0 / 70, 0.05), "beside a small p: can");
+		T_CHECK(two[0] == 0.2, "the family is left as it was");
+	}
 }
 
 int main(void)

@@ -94,15 +94,27 @@ static json_t *doc_identity(json_t *doc)
 
 		/* set_new takes a reference: a borrowed value gets one of its own, a new one keeps its */
 		json_object_set_new(id, "machine", name ? json_incref(name) : json_string("?"));
+		/* the CPU: a host name ("vm") names nothing in many clouds */
+		json_object_set(id, "CPU model", json_object_get(host, "cpu_model") ?: json_null());
 	}
 	json_object_set(id, "CPUs", json_object_get(vm ? vm : host, "cpus") ?: json_null());
 	/* the tick as the kernel reports it (clock_getres), not as measured on a busy machine */
 	json_object_set(id, "tick", json_object_get(json_object_get(clocks, "resolution_ns"), "monotonic_coarse") ?: json_null());
 	json_object_set(id, "hrtimer", json_object_get(json_object_get(clocks, "resolution_ns"), "monotonic") ?: json_null());
 	json_object_set(id, "clocksource", json_object_get(clocks, "clocksource") ?: json_null());
-	json_object_set_new(id, "preemption", json_string(strstr(version, "PREEMPT_RT") ? "rt"
-							  : strstr(version, "PREEMPT_DYNAMIC") ? "dynamic"
-							  : strstr(version, "PREEMPT ") ? "full" : "none"));
+	/* the model in effect (debugfs, preempt= or the config's default) where the document says,
+	 * not "dynamic" for every PREEMPT_DYNAMIC kernel; else what uname -v names */
+	{
+		const char *mode = json_string_value(
+			json_object_get(json_object_get(json_object_get(doc, "kernel"), "config"), "preempt"));
+
+		json_object_set_new(id, "preemption",
+				    mode ? mgb_json_text(mode)
+					 : json_string(strstr(version, "PREEMPT_RT")        ? "rt"
+						       : strstr(version, "PREEMPT_DYNAMIC") ? "dynamic"
+						       : strstr(version, "PREEMPT ")        ? "full"
+											    : "none"));
+	}
 	return id;
 }
 
@@ -160,16 +172,39 @@ static bool ends_with(const char *s, const char *tail)
 	return n >= m && !strcmp(s + n - m, tail);
 }
 
-/* A number that depends on time: rates, times, per-tick figures, the cost ratios and journal
- * figures (their background part is per elapsed time), the ctime changes seen (elapsed ticks on
- * a coarse filesystem, a writer's pace under stat --writer), and on a coarse filesystem the
- * distinct ratio (elapsed ticks / rounds). */
-static bool is_timing(const struct mgb_column *c, bool coarse)
+/* A continuous number that depends on time: rates, times, per-tick figures, the cost ratios and
+ * journal figures (their background part is per elapsed time), the ctime changes seen (elapsed
+ * ticks on a coarse filesystem, a writer's pace under stat --writer), and revalidate's poll and
+ * re-read counts (how its two threads happened to interleave).  The run is its unit. */
+static bool is_timing(const struct mgb_column *c)
 {
-	return !strcmp(c->format, "rate") || !strcmp(c->format, "ns") || ends_with(c->path, "_ns") ||
-	       ends_with(c->path, "_per_s") || ends_with(c->path, "_per_tick") || ends_with(c->path, "_per_1000") ||
-	       (!strcmp(c->format, "float") && ends_with(c->path, "_ratio")) ||
-	       strstr(c->path, "ctime_changes") || (coarse && ends_with(c->path, "distinct_ratio"));
+	return !c->events &&
+	       (!strcmp(c->format, "rate") || !strcmp(c->format, "ns") || ends_with(c->path, "_ns") ||
+		ends_with(c->path, "_per_s") || ends_with(c->path, "_per_tick") || ends_with(c->path, "_per_1000") ||
+		(!strcmp(c->format, "float") && ends_with(c->path, "_ratio")) || strstr(c->path, "ctime_changes") ||
+		!strcmp(c->path, "fresh_polls") || !strcmp(c->path, "rereads"));
+}
+
+/* What moves a proportion between runs of one kernel (see enum mgb_drive): the kernel's rule,
+ * which repeats agree on (multigrain distinct, backward, inversions); the coarse tick (the
+ * distinct ratio and granularity misses where this side has no multigrain: elapsed ticks over
+ * rounds; ordering's ties, which only a tick crossing breaks); or the scheduler (revalidate's
+ * misses per re-read, which spread from 0.001 to 0.63 between runs of one kernel on btrfs). */
+enum mgb_drive { DRIVE_KERNEL, DRIVE_TICK, DRIVE_SCHED };
+
+static enum mgb_drive proportion_drive(const struct mgb_column *c, bool coarse)
+{
+	if (!strcmp(c->path, "announced_miss_ratio") || !strcmp(c->path, "inflight_miss_ratio"))
+		return DRIVE_SCHED;
+	if (!strcmp(c->events, "ties") ||
+	    (coarse && (ends_with(c->path, "distinct_ratio") || ends_with(c->path, "granularity_miss_ratio"))))
+		return DRIVE_TICK;
+	return DRIVE_KERNEL;
+}
+
+static const char *drive_name(enum mgb_drive d)
+{
+	return d == DRIVE_SCHED ? "scheduling" : d == DRIVE_TICK ? "tick" : "kernel";
 }
 
 /* A run-shaping parameter shown in a table (ordering's rounds): what was asked, not what was
@@ -222,6 +257,7 @@ static bool cell_usable(json_t *cell)
  * repeat's events and trials. */
 struct side {
 	double *values, *events, *trials;
+	long long *run; /* which run (document of the side) each value came from */
 	size_t n;
 	size_t runs; /* documents (runs) the values come from */
 	bool counts; /* events and trials found in every repeat */
@@ -250,13 +286,15 @@ static size_t count_runs(const long long *runs, size_t n)
 
 /* A timing's repeats share their run's load: with several runs a side the run is the unit,
  * each run's value the median of its repeats. */
-static void collapse_runs(struct side *s, const long long *runs)
+static void collapse_runs(struct side *s, const long long *ids)
 {
 	double *v = malloc((s->n + 1) * sizeof(double));
+	long long *runs = malloc((s->n + 1) * sizeof(long long));
 	size_t out = 0;
 
-	if (!v)
+	if (!v || !runs)
 		abort();
+	memcpy(runs, ids, s->n * sizeof(long long));
 	for (size_t i = 0; i < s->n; i++) {
 		size_t m = 0, j;
 
@@ -267,9 +305,11 @@ static void collapse_runs(struct side *s, const long long *runs)
 		for (j = i; j < s->n; j++)
 			if (runs[j] == runs[i])
 				v[m++] = s->values[j];
+		s->run[out] = runs[i];
 		s->values[out++] = mgb_median(v, m);
 	}
 	free(v);
+	free(runs);
 	s->n = out;
 	s->counts = false;
 }
@@ -279,6 +319,7 @@ static void side_free(struct side *s)
 	free(s->values);
 	free(s->events);
 	free(s->trials);
+	free(s->run);
 }
 
 /* A column's values over cells; an older document's cells are read under the name the workload
@@ -298,6 +339,7 @@ static void gather(const struct mgb_workload *w, json_t *cells, const struct mgb
 
 	if (!runs)
 		abort();
+	s->run = runs;
 	s->n = 0;
 	s->counts = c->events != NULL;
 	json_array_foreach(cells, i, cell) {
@@ -325,7 +367,6 @@ static void gather(const struct mgb_workload *w, json_t *cells, const struct mgb
 		s->counts = false;
 	if (timing && s->runs > 1)
 		collapse_runs(s, runs);
-	free(runs);
 }
 
 /* The value shown is the value tested: pooled events / trials for a proportion, the median of
@@ -373,76 +414,230 @@ static json_t *num_or_null(double x)
 	return isnan(x) || isinf(x) ? json_null() : json_real(x);
 }
 
-/* The test of new against base for one metric.  The verdict is left "pending" when it rests on
- * p: mgb_compare decides it once the whole table's p-values are adjusted. */
-static json_t *judge(struct side *base, struct side *new, bool comparable, bool timing, bool absolute_count,
-		     double alpha)
+/* A proportion's units: its repeats, or with by_run its runs (each run's events and trials
+ * summed).  values[] are the units' rates. */
+static void units(const struct side *s, bool by_run, struct side *u)
 {
-	bool proportion = base->counts && new->counts, one_run = false;
-	struct mgb_test t;
-	double b;
-	const char *verdict = "pending";
-	json_t *j;
+	size_t cap = s->n + 1;
 
-	if (base->n == 0 || new->n == 0)
-		return MGB_JSON_PACK("{s:s}", "verdict", "missing");
-	b = side_value(base);
-	/* a timing from one run a side: its repeats share that run's load, so their spread says
-	 * nothing of the spread between runs; only a time-driven proportion's gap of 0.5 decides.
-	 * The change is shown, with no interval and no p. */
-	if (timing && comparable && !absolute_count && (base->runs < 2 || new->runs < 2) && !proportion) {
-		double change = side_value(new) - b;
+	*u = (struct side){ .values = calloc(cap, sizeof(double)), .events = calloc(cap, sizeof(double)),
+			    .trials = calloc(cap, sizeof(double)), .run = calloc(cap, sizeof(long long)),
+			    .runs = s->runs, .counts = s->counts };
+	if (!u->values || !u->events || !u->trials || !u->run)
+		abort();
+	for (size_t i = 0; i < s->n; i++) {
+		size_t k = 0;
 
-		return MGB_JSON_PACK("{s:s, s:s, s:o, s:o}", "verdict", "no verdict", "reason", MGB_ONE_RUN_REASON,
-				     "change", num_or_null(change), "relative",
-				     b != 0 ? num_or_null(change / fabs(b)) : json_null());
+		while (by_run && k < u->n && u->run[k] != s->run[i])
+			k++;
+		if (!by_run || k == u->n)
+			k = u->n++;
+		u->run[k] = s->run[i];
+		u->events[k] += s->events[i];
+		u->trials[k] += s->trials[i];
 	}
-	/* a time-driven proportion (coarse distinct: ticks / rounds) spreads like a timing between
-	 * runs: with repeats it is judged like one, by ranks of its per-repeat values */
-	if (proportion) {
-		struct mgb_counts a = { base->events, base->trials, base->n }, n = { new->events, new->trials, new->n };
-
-		t = mgb_test_repeat_proportions(&a, &n, alpha);
-	} else {
-		t = mgb_test_mann_whitney(base->values, base->n, new->values, new->n, alpha);
-	}
-	if (!comparable || absolute_count)
-		verdict = "not comparable";
-	else if (isnan(t.p))
-		verdict = "missing";
-	else if (proportion && ((base->n == 1 && new->n == 1) || timing) && fabs(t.effect) < MGB_ONE_RUN_GAP)
-		/* one run a side: a smaller gap than this is within run-to-run spread */
-		verdict = "no change", one_run = true;
-	else if (t.min_p >= alpha)
-		verdict = "n too small";
-	j = MGB_JSON_PACK("{s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:i, s:s, s:b, s:b}", "change",
-			  num_or_null(t.effect), "relative", b != 0 && !proportion ? num_or_null(t.effect / fabs(b)) : json_null(),
-			  "ci", isnan(t.lo) ? json_null() : json_pack("[f, f]", t.lo, t.hi), "ci_relative",
-			  isnan(t.lo) || b == 0 || proportion ? json_null()
-							      : json_pack("[f, f]", t.lo / fabs(b), t.hi / fabs(b)),
-			  "dispersion", num_or_null(t.dispersion), "test", t.name, "p", num_or_null(t.p), "min_p",
-			  num_or_null(t.min_p), "direction", t.dir, "verdict", verdict, "comparable", comparable, "one_run",
-			  one_run);
-	return j;
+	for (size_t k = 0; k < u->n; k++)
+		u->values[k] = u->trials[k] > 0 ? u->events[k] / u->trials[k] : NAN;
 }
 
-/* The verdict of a tested metric once its p is adjusted across the table. */
-static const char *decide(const char *better, double q, int dir, double alpha)
+/* The gap between two sides' units: how far apart the closest unit of one side is from the
+ * closest of the other when every unit of one side is above every unit of the other (0 when
+ * they overlap), signed as B - A. */
+static double unit_gap(const struct side *a, const struct side *b)
 {
-	if (q >= alpha || dir == 0)
+	double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
+
+	for (size_t i = 0; i < a->n; i++) {
+		amin = fmin(amin, a->values[i]);
+		amax = fmax(amax, a->values[i]);
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		bmin = fmin(bmin, b->values[i]);
+		bmax = fmax(bmax, b->values[i]);
+	}
+	return bmin > amax ? bmin - amax : amin > bmax ? bmax - amin : 0;
+}
+
+/* Every value of both sides the same: nothing to test, and nothing changed. */
+static bool identical(const struct side *a, const struct side *b)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->values[i] != a->values[0])
+			return false;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->values[i] != a->values[0])
+			return false;
+	return a->n > 0 && b->n > 0;
+}
+
+/* How one metric of one document is to be judged against the base. */
+struct judging {
+	bool comparable;     /* machine identities match, or the metric does not depend on time */
+	bool gap_only;       /* another identity of the same tick: only a gap of 0.5 decides */
+	bool timing;         /* a continuous time or rate: the run is its unit */
+	bool absolute_count; /* a count from other rounds: not comparable */
+	enum mgb_drive drive; /* a proportion's: the worse of the two sides' */
+	const char *better;  /* "higher", "lower" or NULL */
+	double alpha;
+};
+
+/* The verdict of a change in direction dir (+1: B higher) for a column that is better higher,
+ * lower or neither. */
+static const char *direction_verdict(const char *better, int dir)
+{
+	if (dir == 0)
 		return "no change";
 	if (!better)
 		return "changed";
 	return (dir > 0) == !strcmp(better, "higher") ? "better" : "worse";
 }
 
-/* Benjamini-Hochberg over every pending test of the table, then each one's verdict. */
-static unsigned adjust_table(json_t *cells, double alpha)
+#define REASON_ONE_RUN_PROPORTION                                                                     \
+	"the spread between runs is unknown with one run a side; only a gap of 0.5 between every run " \
+	"of A and every run of B decides; give several runs per side"
+#define REASON_SCHED                                                                                  \
+	"spreads between runs of one kernel beyond any fixed gap (how its threads interleave); give "  \
+	"several runs per side"
+#define REASON_IDENTITY "another machine identity: only a gap of 0.5 decides"
+
+/* A proportion.  Repeats inside one document are its units when they are trustworthy (the
+ * kernel's rule drives the metric and a side has one run); with several runs a side the runs
+ * are, their events and trials summed.  A tick- or scheduler-driven proportion is judged over
+ * runs only, by the exact permutation distribution of their rates (Mann-Whitney), which assumes
+ * nothing of how runs spread; a kernel-driven one by Fisher on the pooled table widened by the
+ * units' dispersion (quasi-binomial t).  The gap rule (every unit of one side at least 0.5 from
+ * every unit of the other) decides at any number of runs, except for the scheduler's. */
+static json_t *judge_proportion(struct side *base, struct side *new, const struct judging *j)
+{
+	bool by_run = base->runs >= 2 && new->runs >= 2;
+	struct side a, b;
+	double change, gap;
+	bool gap_ok, same;
+	int dir;
+	struct mgb_test t;
+	json_t *out;
+
+	units(base, by_run, &a);
+	units(new, by_run, &b);
+	change = side_value(&b) - side_value(&a);
+	dir = change > 0 ? 1 : change < 0 ? -1 : 0;
+	gap = unit_gap(&a, &b);
+	gap_ok = j->drive != DRIVE_SCHED && fabs(gap) >= MGB_ONE_RUN_GAP;
+	same = identical(&a, &b);
+	if (isnan(change)) {
+		out = MGB_JSON_PACK("{s:s}", "verdict", "missing");
+	} else if (!j->comparable && !j->gap_only) {
+		out = MGB_JSON_PACK("{s:s, s:o, s:s}", "verdict", "not comparable", "change", num_or_null(change), "drive",
+				    drive_name(j->drive));
+	} else if (same) {
+		/* nothing to test (0 of n against 0 of m): left out of the family */
+		out = MGB_JSON_PACK("{s:s, s:s, s:o, s:s}", "verdict", "no change", "basis", "identical", "change",
+				    num_or_null(change), "drive", drive_name(j->drive));
+	} else if (gap_ok && (j->gap_only || (j->drive != DRIVE_KERNEL && !by_run) || (a.n == 1 && b.n == 1))) {
+		/* no test can be made; the gap alone decides */
+		out = MGB_JSON_PACK("{s:s, s:s, s:s, s:o, s:f, s:i, s:s}", "verdict", direction_verdict(j->better, dir),
+				    "basis", "gap", "test", "gap", "change", num_or_null(change), "gap", gap, "direction", dir,
+				    "drive", drive_name(j->drive));
+	} else if (j->gap_only) {
+		out = MGB_JSON_PACK("{s:s, s:s, s:o, s:s}", "verdict", "no verdict", "reason", REASON_IDENTITY, "change",
+				    num_or_null(change), "drive", drive_name(j->drive));
+	} else if ((j->drive != DRIVE_KERNEL && !by_run) || (a.n == 1 && b.n == 1)) {
+		out = MGB_JSON_PACK("{s:s, s:s, s:o, s:s}", "verdict", "no verdict", "reason",
+				    j->drive == DRIVE_SCHED ? REASON_SCHED : REASON_ONE_RUN_PROPORTION, "change",
+				    num_or_null(change), "drive", drive_name(j->drive));
+	} else {
+		if (j->drive != DRIVE_KERNEL) {
+			t = mgb_test_mann_whitney(a.values, a.n, b.values, b.n, j->alpha);
+		} else {
+			struct mgb_counts ca = { a.events, a.trials, a.n }, cb = { b.events, b.trials, b.n };
+
+			t = mgb_test_repeat_proportions(&ca, &cb, j->alpha);
+		}
+		out = MGB_JSON_PACK("{s:s, s:o, s:o, s:o, s:s, s:o, s:o, s:i, s:s, s:s, s:b, s:f}", "verdict",
+				    isnan(t.p) ? "missing" : "pending", "change", num_or_null(t.effect), "ci",
+				    isnan(t.lo) ? json_null() : json_pack("[f, f]", t.lo, t.hi), "dispersion",
+				    num_or_null(t.dispersion), "test", t.name, "p", num_or_null(t.p), "min_p",
+				    num_or_null(t.min_p), "direction", t.dir, "unit", by_run ? "run" : "repeat", "drive",
+				    drive_name(j->drive), "gap_rule", gap_ok, "gap", gap);
+	}
+	side_free(&a);
+	side_free(&b);
+	return out;
+}
+
+/* The test of new against base for one metric.  The verdict is left "pending" when it rests on
+ * p: mgb_compare decides it once the whole table's p-values are adjusted. */
+static json_t *judge(struct side *base, struct side *new, const struct judging *j, const char *format)
+{
+	struct mgb_test t;
+	double b;
+	const char *verdict = "pending";
+
+	if (base->n == 0 || new->n == 0)
+		return MGB_JSON_PACK("{s:s}", "verdict", "missing");
+	if (base->counts && new->counts)
+		return judge_proportion(base, new, j);
+	b = side_value(base);
+	/* a timing from one run a side: its repeats share that run's load, so their spread says
+	 * nothing of the spread between runs.  The change is shown, with no interval and no p.
+	 * Samples that are all the same (0 changes against 0) read as such. */
+	if (j->timing && j->comparable && !j->absolute_count && (base->runs < 2 || new->runs < 2) &&
+	    !identical(base, new)) {
+		double change = side_value(new) - b;
+
+		return MGB_JSON_PACK("{s:s, s:s, s:o, s:o}", "verdict", "no verdict", "reason", MGB_ONE_RUN_REASON,
+				     "change", num_or_null(change), "relative",
+				     b != 0 ? num_or_null(change / fabs(b)) : json_null());
+	}
+	t = mgb_test_mann_whitney(base->values, base->n, new->values, new->n, j->alpha);
+	if (!j->comparable || j->absolute_count)
+		verdict = "not comparable";
+	else if (isnan(t.p))
+		verdict = "missing";
+	else if (identical(base, new))
+		verdict = "no change";
+	/* a rate or a time cannot fall by more than all of it: its interval stops at -100 % */
+	if ((!strcmp(format, "rate") || !strcmp(format, "ns")) && b > 0 && !isnan(t.lo))
+		t.lo = fmax(t.lo, -b);
+	return MGB_JSON_PACK("{s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:i, s:s, s:s, s:s*}", "change", num_or_null(t.effect),
+			     "relative", b != 0 ? num_or_null(t.effect / fabs(b)) : json_null(), "ci",
+			     isnan(t.lo) ? json_null() : json_pack("[f, f]", t.lo, t.hi), "ci_relative",
+			     isnan(t.lo) || b == 0 ? json_null() : json_pack("[f, f]", t.lo / fabs(b), t.hi / fabs(b)),
+			     "test", t.name, "p", !strcmp(verdict, "not comparable") ? json_null() : num_or_null(t.p),
+			     "min_p", num_or_null(t.min_p), "direction", t.dir, "verdict", verdict, "unit",
+			     j->timing && base->runs >= 2 ? "run" : "repeat", "basis",
+			     !strcmp(verdict, "no change") ? "identical" : NULL);
+}
+
+/* What the family of a table's tests came to (the footer names them). */
+struct family {
+	unsigned tests;      /* in the Benjamini-Hochberg family */
+	unsigned cannot;     /* left out: their smallest attainable p is not below alpha */
+	unsigned duplicates; /* left out: the same quantity as another column of the cell */
+};
+
+static double num(json_t *v, const char *key)
+{
+	json_t *x = json_object_get(v, key);
+
+	return json_is_number(x) ? json_number_value(x) : NAN;
+}
+
+/* Benjamini-Hochberg over the tests of the table that can decide, then each pending verdict.
+ * A test whose smallest attainable p is not below alpha (a discrete test of 0 events against 0,
+ * an exact test of 3 runs against 3) can never be significant: it is left out of the family, as
+ * Tarone's and Gilbert's rule for discrete tests says, so that it does not dilute the others.
+ * So is a column that is the same quantity as an earlier one (ties and tie ratio): one
+ * quantity, one test.  A test that is not significant is "n too small" when even its smallest
+ * attainable p would not have been, the rest of the table as it is, else "no change"; a
+ * proportion whose every run is 0.5 from every run of the other side is decided by that gap. */
+static struct family adjust_table(json_t *cells, double alpha)
 {
 	size_t i, j, k, n = 0;
 	json_t *c, *m, *v;
 	json_t **pending = NULL;
 	double *p;
+	struct family f = { 0 };
 
 	json_array_foreach(cells, i, c)
 		json_array_foreach(json_object_get(c, "metrics"), j, m)
@@ -457,20 +652,73 @@ static unsigned adjust_table(json_t *cells, double alpha)
 	p = malloc((n + 1) * sizeof(double));
 	if (!p)
 		abort();
-	for (i = 0; i < n; i++)
-		p[i] = json_number_value(json_object_get(pending[i], "p"));
-	mgb_adjust_bh(p, n);
 	for (i = 0; i < n; i++) {
-		v = pending[i];
-		json_object_set_new(v, "p_adjusted", json_real(p[i]));
-		json_object_set_new(v, "verdict", json_string(decide(json_string_value(json_object_get(v, "better")), p[i],
-								    (int)json_integer_value(json_object_get(v, "direction")),
-								    alpha)));
-		json_object_del(v, "better");
+		double min_p = num(pending[i], "min_p");
+
+		p[i] = NAN;
+		if (json_object_get(pending[i], "same_as_verdict"))
+			f.duplicates++;
+		else if (min_p >= alpha)
+			f.cannot++;
+		else
+			p[i] = num(pending[i], "p");
+	}
+	{
+		double *raw = malloc((n + 1) * sizeof(double));
+
+		if (!raw)
+			abort();
+		memcpy(raw, p, n * sizeof(double));
+		mgb_adjust_bh(p, n);
+		for (i = 0; i < n; i++) {
+			const char *better = json_string_value(json_object_get(pending[i], "better"));
+			int dir = (int)json_integer_value(json_object_get(pending[i], "direction"));
+			bool gap = json_is_true(json_object_get(pending[i], "gap_rule"));
+			const char *verdict;
+
+			v = pending[i];
+			if (json_object_get(v, "same_as_verdict"))
+				continue;
+			if (!isnan(p[i])) {
+				f.tests++;
+				json_object_set_new(v, "p_adjusted", json_real(p[i]));
+			}
+			if (!isnan(p[i]) && p[i] < alpha && dir != 0) {
+				verdict = direction_verdict(better, dir);
+				json_object_set_new(v, "basis", json_string("p"));
+			} else if (gap) {
+				verdict = direction_verdict(better, (int)copysign(1, num(v, "gap")));
+				json_object_set_new(v, "basis", json_string("gap"));
+			} else if (isnan(p[i]) || !mgb_bh_could_reject(raw, n, i, num(v, "min_p"), alpha)) {
+				verdict = "n too small";
+			} else {
+				verdict = "no change";
+				json_object_set_new(v, "basis", json_string("p"));
+			}
+			json_object_set_new(v, "verdict", json_string(verdict));
+			json_object_del(v, "better");
+		}
+		free(raw);
+	}
+	/* a duplicate reads as the column it repeats */
+	for (i = 0; i < n; i++) {
+		json_t *orig = json_object_get(pending[i], "same_as_verdict");
+		const char *key;
+		json_t *x;
+
+		if (!orig)
+			continue;
+		json_incref(orig);
+		json_object_del(pending[i], "same_as_verdict");
+		json_object_del(pending[i], "better");
+		json_object_foreach(orig, key, x)
+			if (strcmp(key, "same_as"))
+				json_object_set(pending[i], key, x);
+		json_decref(orig);
 	}
 	free(p);
 	free(pending);
-	return (unsigned)n;
+	return f;
 }
 
 /* Cells of one document grouped by key: key -> [cells]. */
@@ -527,17 +775,17 @@ static unsigned count_matched(json_t **groups, unsigned ndocs)
 	return n;
 }
 
-/* Whether any usable cell of any document ran without multigrain: its distinct ratio is then
- * elapsed ticks / rounds, a timing. */
-static bool any_coarse(json_t **lists, unsigned ndocs)
+/* Whether a usable cell of this document ran without multigrain: its distinct ratio is then
+ * elapsed ticks / rounds, driven by time.  Each side on its own: a multigrain side's distinct
+ * stays the kernel's rule when the other side is coarse. */
+static bool doc_coarse(json_t *list)
 {
 	size_t i;
 	json_t *cell;
 
-	for (unsigned d = 0; d < ndocs; d++)
-		json_array_foreach(lists[d], i, cell)
-			if (json_is_false(json_object_get(json_object_get(cell, "multigrain"), "in_effect")))
-				return true;
+	json_array_foreach(list, i, cell)
+		if (json_is_false(json_object_get(json_object_get(cell, "multigrain"), "in_effect")))
+			return true;
 	return false;
 }
 
@@ -577,9 +825,24 @@ static bool cell_notes(json_t **lists, unsigned ndocs, json_t *notes)
 /* A coarse distinct ratio counts ticks per round: across kernels of one tick (a patched and an
  * unpatched build, whose configs differ) only the speed of the loop moves it, which no config moves
  * by a gap of 0.5 (two rounds a tick), so it is judged on that gap; of another tick it is not. */
-static bool judged_across(const struct mgb_column *c, bool coarse, bool same_tick)
+static bool judged_across(const struct mgb_column *c, enum mgb_drive drive, bool same_tick)
 {
-	return coarse && same_tick && ends_with(c->path, "distinct_ratio");
+	return drive == DRIVE_TICK && same_tick && ends_with(c->path, "distinct_ratio");
+}
+
+/* Two columns of a cell that are one quantity under two names: the same events of the same
+ * trials (ties, tie ratio), or the same values in every repeat of both sides (queries/s and per
+ * thread with one thread).  A constant column is not a duplicate of another constant one. */
+static bool same_quantity(const struct mgb_column *c, const struct mgb_column *e, const struct side *cs,
+			  const struct side *es)
+{
+	if (c->events || e->events)
+		return c->events && e->events && !strcmp(c->events, e->events) && !strcmp(c->trials, e->trials);
+	for (int s = 0; s < 2; s++) {
+		if (cs[s].n != es[s].n || cs[s].n == 0 || memcmp(cs[s].values, es[s].values, cs[s].n * sizeof(double)))
+			return false;
+	}
+	return !identical(&cs[0], &cs[1]);
 }
 
 static json_t *compare_cell(json_t **lists, unsigned ndocs, const bool *comparable, const bool *same_tick,
@@ -588,43 +851,85 @@ static json_t *compare_cell(json_t **lists, unsigned ndocs, const bool *comparab
 	json_t *first = json_array_get(lists[0], 0), *fss = json_array(), *metrics = json_array(), *notes = json_array();
 	const char *wname = json_string_value(json_object_get(first, "workload"));
 	const struct mgb_workload *w = mgb_workload_find(wname);
-	bool coarse = any_coarse(lists, ndocs), rounds_differ = cell_notes(lists, ndocs, notes);
+	bool coarse[16], rounds_differ = cell_notes(lists, ndocs, notes);
+	size_t ncols = 0, col = 0;
+	const struct mgb_column **kept_col;
+	struct side *kept; /* per judged column: base, then each document */
 
-	for (unsigned d = 0; d < ndocs; d++)
+	for (const struct mgb_column *c = w ? w->columns : NULL; c && c->header; c++)
+		ncols++;
+	kept = calloc((ncols + 1) * ndocs, sizeof(*kept));
+	kept_col = calloc(ncols + 1, sizeof(*kept_col));
+	if (!kept || !kept_col)
+		abort();
+	for (unsigned d = 0; d < ndocs; d++) {
+		coarse[d] = doc_coarse(lists[d]);
 		json_array_append_new(fss, json_string(json_string_value(json_object_get(json_array_get(lists[d], 0), "fs"))));
+	}
 	for (const struct mgb_column *c = w ? w->columns : NULL; c && c->header; c++) {
-		struct side base, side;
-		json_t *values, *verdicts;
-		bool timing = is_timing(c, coarse), absolute = rounds_differ && !c->events && !strcmp(c->format, "int");
+		struct side *base = &kept[col * ndocs];
+		json_t *values, *verdicts, *drives = json_array();
+		bool timing = is_timing(c), absolute = rounds_differ && !c->events && !strcmp(c->format, "int");
 
 		if (!wanted(c, o))
 			continue;
 		values = json_array();
 		verdicts = json_array();
-		gather(w, lists[0], c, timing, &base);
-		json_array_append_new(values, side_json(&base));
+		gather(w, lists[0], c, timing, base);
+		json_array_append_new(values, side_json(base));
 		json_array_append_new(verdicts, json_null());
+		json_array_append_new(drives, c->events ? json_string(drive_name(proportion_drive(c, coarse[0]))) : json_null());
 		for (unsigned d = 1; d < ndocs; d++) {
-			gather(w, lists[d], c, timing, &side);
-			json_array_append_new(values, side_json(&side));
-			if (is_parameter(c) || is_flag(c))
-				json_array_append_new(verdicts, MGB_JSON_PACK("{s:s}", "verdict", "not tested"));
-			else
-				json_array_append_new(verdicts, judge(&base, &side,
-								      comparable[d] || !timing ||
-									      judged_across(c, coarse, same_tick[d]),
-								      timing,
-								      absolute, o->alpha));
-			side_free(&side);
+			struct side *side = &kept[col * ndocs + d];
+			enum mgb_drive d0 = c->events ? proportion_drive(c, coarse[0]) : DRIVE_KERNEL;
+			enum mgb_drive dd = c->events ? proportion_drive(c, coarse[d]) : DRIVE_KERNEL;
+			struct judging j = {
+				.timing = timing,
+				.absolute_count = absolute,
+				.drive = d0 > dd ? d0 : dd,
+				.better = better_name(c->better),
+				.alpha = o->alpha,
+			};
+			json_t *verdict;
+
+			gather(w, lists[d], c, timing, side);
+			json_array_append_new(values, side_json(side));
+			json_array_append_new(drives, c->events ? json_string(drive_name(dd)) : json_null());
+			/* a number that depends on time is judged only on one machine identity */
+			j.comparable = comparable[d] || !(timing || j.drive != DRIVE_KERNEL);
+			j.gap_only = !j.comparable && judged_across(c, j.drive, same_tick[d]);
+			if (is_parameter(c) || is_flag(c)) {
+				verdict = MGB_JSON_PACK("{s:s}", "verdict", "not tested");
+			} else {
+				verdict = judge(base, side, &j, c->format);
+				/* one quantity under two names is one test: this one reads as the first */
+				for (size_t e = 0; e < col; e++) {
+					struct side pair_c[2] = { *base, *side }, pair_e[2] = { kept[e * ndocs], kept[e * ndocs + d] };
+					json_t *ev = json_array_get(json_object_get(json_array_get(metrics, e), "against_base"), d);
+
+					if (same_quantity(c, kept_col[e], pair_c, pair_e) &&
+					    !strcmp(json_string_value(json_object_get(verdict, "verdict")) ?: "", "pending") &&
+					    !strcmp(json_string_value(json_object_get(ev, "verdict")) ?: "", "pending")) {
+						json_object_set(verdict, "same_as_verdict", ev);
+						json_object_set_new(verdict, "same_as", json_string(kept_col[e]->header));
+						break;
+					}
+				}
+			}
+			json_array_append_new(verdicts, verdict);
 		}
-		side_free(&base);
-		json_array_append_new(metrics, MGB_JSON_PACK("{s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o}", "metric", c->path,
-							     "header", c->header, "format", c->format, "better",
+		json_array_append_new(metrics, MGB_JSON_PACK("{s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o, s:o}", "metric",
+							     c->path, "header", c->header, "format", c->format, "better",
 							     better_name(c->better) ? json_string(better_name(c->better))
 										    : json_null(),
 							     "kind", c->events ? "proportion" : "continuous", "timing",
-							     timing, "values", values, "against_base", verdicts));
+							     timing, "drive", drives, "values", values, "against_base", verdicts));
+		kept_col[col++] = c;
 	}
+	for (size_t i = 0; i < col * ndocs; i++)
+		side_free(&kept[i]);
+	free(kept);
+	free(kept_col);
 	return MGB_JSON_PACK("{s:s, s:o, s:O, s:O, s:o, s:o, s:b}", "workload", wname, "fs", fss, "backend",
 			     json_object_get(first, "backend"), "params", json_object_get(first, "params"), "metrics",
 			     metrics, "notes", notes, "known_workload", w != NULL);
@@ -675,7 +980,7 @@ json_t *mgb_compare(json_t *const *docs, const char *const *paths, unsigned ndoc
 	bool across_fs = o->across_fs, comparable[16], same_tick[16];
 	char *base_machine = doc_machine(docs[0]);
 	json_t *base_id = doc_identity(docs[0]);
-	unsigned ntests;
+	struct family fam;
 	const char *key;
 	json_t *v;
 
@@ -740,7 +1045,7 @@ json_t *mgb_compare(json_t *const *docs, const char *const *paths, unsigned ndoc
 	}
 	/* Matched: keys in every document, in the base's order. */
 	json_object_foreach(groups[0], key, v) {
-		json_t *lists[16];
+		json_t *lists[16] = { 0 };
 		bool all = true;
 
 		for (unsigned d = 0; d < ndocs; d++)
@@ -765,9 +1070,10 @@ json_t *mgb_compare(json_t *const *docs, const char *const *paths, unsigned ndoc
 		}
 	for (unsigned d = 0; d < ndocs; d++)
 		json_decref(groups[d]);
-	ntests = adjust_table(cells, o->alpha);
-	return MGB_JSON_PACK("{s:s, s:f, s:s, s:i, s:b, s:o, s:o, s:o, s:o}", "schema", MGB_SCHEMA "/compare", "alpha",
-			     o->alpha, "adjustment", "benjamini-hochberg", "tests", (int)ntests, "across_fs", across_fs,
+	fam = adjust_table(cells, o->alpha);
+	return MGB_JSON_PACK("{s:s, s:f, s:s, s:i, s:i, s:i, s:b, s:o, s:o, s:o, s:o}", "schema", MGB_SCHEMA "/compare",
+			     "alpha", o->alpha, "adjustment", "benjamini-hochberg", "tests", (int)fam.tests,
+			     "tests_left_out", (int)fam.cannot, "duplicates", (int)fam.duplicates, "across_fs", across_fs,
 			     "documents", documents, "warnings", warnings, "cells", cells, "unmatched", unmatched);
 }
 

@@ -36,6 +36,28 @@ json_t *mgb_kernel_json(const struct mgb_clockinfo *ci)
 			 "timestamp_tracepoints", tps);
 }
 
+/* The CPU's model name (/proc/cpuinfo), part of a document's machine identity: a host name such
+ * as "vm" names nothing in many clouds.  null where the kernel does not say. */
+static json_t *cpu_model(void)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	json_t *model = NULL;
+
+	while (f && !model && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon += 1 + (colon[1] == ' ');
+		colon[strcspn(colon, "\n")] = '\0';
+		model = mgb_json_text(colon);
+	}
+	if (f)
+		fclose(f);
+	return model ? model : json_null();
+}
+
 json_t *mgb_result_new(int argc, char **argv, const struct mgb_clockinfo *ci)
 {
 	char host[256] = "", when[64];
@@ -47,11 +69,12 @@ json_t *mgb_result_new(int argc, char **argv, const struct mgb_clockinfo *ci)
 	/* The hostname and arguments are anybody's bytes: encoded, never dropped. */
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(cmd, mgb_json_text(argv[i]));
-	return MGB_JSON_PACK("{s:s, s:{s:s, s:s}, s:s, s:{s:o, s:I}, s:o, s:o, s:b, s:[]}",
+	return MGB_JSON_PACK("{s:s, s:{s:s, s:s}, s:s, s:{s:o, s:I, s:o}, s:o, s:o, s:b, s:[]}",
 			 "schema", MGB_SCHEMA,
 			 "tool", "name", PACKAGE_NAME, "version", PACKAGE_VERSION,
 			 "created", when,
 			 "host", "name", mgb_json_text(host), "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
+			 "cpu_model", cpu_model(),
 			 "kernel", mgb_kernel_json(ci),
 			 "command", cmd,
 			 "interrupted", 0,

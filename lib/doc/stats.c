@@ -41,6 +41,29 @@ static double fisher(double ae, double at, double be, double bt)
 	return fisher_p((unsigned)ae, (unsigned)(ae + be), (unsigned)(at + bt - ae - be), (unsigned)at);
 }
 
+/* The smallest two-sided p Fisher's test can give with these margins: that of the most extreme
+ * table one way or the other.  0 events against 0 (or all against all) has one table: 1. */
+static double fisher_min(double ae, double at, double be, double bt)
+{
+	unsigned n1, n2, t, lo, hi;
+
+	if (at + bt > (double)UINT_MAX)
+		return NAN;
+	n1 = (unsigned)(ae + be);
+	n2 = (unsigned)(at + bt - ae - be);
+	t = (unsigned)at;
+	lo = t > n2 ? t - n2 : 0;
+	hi = t < n1 ? t : n1;
+	return fmin(fisher_p(lo, n1, n2, t), fisher_p(hi, n1, n2, t));
+}
+
+double mgb_fisher_min_p(uint64_t a_events, uint64_t a_trials, uint64_t b_events, uint64_t b_trials)
+{
+	if (a_trials == 0 || b_trials == 0 || a_events > a_trials || b_events > b_trials)
+		return NAN;
+	return fisher_min((double)a_events, (double)a_trials, (double)b_events, (double)b_trials);
+}
+
 struct mgb_test mgb_test_proportions(uint64_t a_events, uint64_t a_trials, uint64_t b_events, uint64_t b_trials)
 {
 	struct mgb_test t = no_test("fisher");
@@ -48,6 +71,7 @@ struct mgb_test mgb_test_proportions(uint64_t a_events, uint64_t a_trials, uint6
 	if (a_trials == 0 || b_trials == 0 || a_events > a_trials || b_events > b_trials)
 		return t;
 	t.p = fisher((double)a_events, (double)a_trials, (double)b_events, (double)b_trials);
+	t.min_p = fisher_min((double)a_events, (double)a_trials, (double)b_events, (double)b_trials);
 	t.effect = (double)b_events / (double)b_trials - (double)a_events / (double)a_trials;
 	t.dir = t.effect > 0 ? 1 : t.effect < 0 ? -1 : 0;
 	return t;
@@ -99,6 +123,8 @@ struct mgb_test mgb_test_repeat_proportions(const struct mgb_counts *a, const st
 	pb = be / bt;
 	pp = (ae + be) / (at + bt);
 	t.p = fisher(ae, at, be, bt);
+	/* p is never below Fisher's, so neither is the smallest p it can reach */
+	t.min_p = fisher_min(ae, at, be, bt);
 	t.effect = pb - pa;
 	t.dir = t.effect > 0 ? 1 : t.effect < 0 ? -1 : 0;
 	t.dispersion = 1;
@@ -115,10 +141,8 @@ struct mgb_test mgb_test_repeat_proportions(const struct mgb_counts *a, const st
 				t.name = "quasi-binomial";
 			}
 		}
-		t.min_p = 0;
 	} else {
-		/* one run a side: no spread to estimate; compare decides only a gross gap */
-		t.min_p = 0;
+		/* one unit a side: no spread to estimate; compare decides only a gross gap */
 		return t; /* no interval: the spread between runs is unknown */
 	}
 	/* Newcombe's interval of the difference, on trials shrunk by the dispersion */
@@ -303,7 +327,7 @@ struct mgb_test mgb_test_mann_whitney(const double *a, size_t na, const double *
 		sd = sqrt((double)na * (double)nb / 12.0 * ((double)n + 1 - tie / ((double)n * (double)(n - 1))));
 		z = sd > 0 ? fmax(0, (fabs((double)sb2 - mean2) / 2 - 0.5) / sd) : 0;
 		t.p = sd > 0 ? fmin(1, 2 * gsl_cdf_ugaussian_Q(z)) : 1;
-		t.min_p = 0;
+		t.min_p = sd > 0 ? 0 : 1; /* all tied: nothing can ever differ */
 	}
 	free(r);
 	hodges_lehmann(a, na, b, nb, alpha, &t);
@@ -315,6 +339,40 @@ static int cmp_index(const void *x, const void *y, void *arg)
 	const double *p = arg;
 
 	return cmp_double(&p[*(const size_t *)x], &p[*(const size_t *)y]);
+}
+
+/* BH's adjusted p of entry i alone (NaN entries are not in the family). */
+static double bh_one(const double *p, size_t n, size_t i)
+{
+	double q = 1;
+	size_t m = 0;
+
+	for (size_t j = 0; j < n; j++)
+		m += !isnan(p[j]);
+	/* q_i = min over the j with p_j >= p_i of p_j m / rank(p_j) */
+	for (size_t j = 0; j < n; j++) {
+		size_t rank = 0;
+
+		if (isnan(p[j]) || p[j] < p[i])
+			continue;
+		for (size_t k = 0; k < n; k++)
+			rank += !isnan(p[k]) && p[k] <= p[j];
+		q = fmin(q, p[j] * (double)m / (double)rank);
+	}
+	return q;
+}
+
+bool mgb_bh_could_reject(const double *p, size_t n, size_t i, double min_p, double alpha)
+{
+	double *c = malloc((n + 1) * sizeof(double)), q;
+
+	if (!c)
+		abort();
+	memcpy(c, p, n * sizeof(double));
+	c[i] = min_p;
+	q = bh_one(c, n, i);
+	free(c);
+	return q < alpha;
 }
 
 void mgb_adjust_bh(double *p, size_t n)

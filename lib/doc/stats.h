@@ -49,8 +49,17 @@ struct mgb_test mgb_test_repeat_proportions(const struct mgb_counts *a, const st
 /* Mann-Whitney U of B against A, with the shift estimate and its interval at 1 - alpha. */
 struct mgb_test mgb_test_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double alpha);
 
+/* The smallest two-sided p Fisher's exact test can reach with these margins (1 for 0 events
+ * against 0: such a test can never decide and is left out of a family, as Tarone's rule for
+ * discrete tests says). */
+double mgb_fisher_min_p(uint64_t a_events, uint64_t a_trials, uint64_t b_events, uint64_t b_trials);
+
 /* Benjamini-Hochberg adjusted p-values, in place (NaN entries are left out). */
 void mgb_adjust_bh(double *p, size_t n);
+
+/* Whether entry i of a BH family (p, NaN entries left out) would be rejected at alpha if its p
+ * were min_p, the others as they are: if not, no data of its size could have decided it. */
+bool mgb_bh_could_reject(const double *p, size_t n, size_t i, double min_p, double alpha);
 
 /* Median of n values (sorted in place). */
 double mgb_median(double *v, size_t n);

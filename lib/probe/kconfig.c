@@ -149,20 +149,63 @@ const char *const mgb_kconfig_recorded[] = {
 	"CONFIG_CC_OPTIMIZE_FOR_SIZE", NULL,
 };
 
-/* With PREEMPT_DYNAMIC the model is chosen at boot: "none (voluntary) full" names it. */
-static json_t *preempt_in_effect(void)
+/* A preempt= word on the kernel's command line ("preempt=full"): what PREEMPT_DYNAMIC took at
+ * boot when debugfs cannot say. */
+static bool preempt_from_cmdline(char *buf, size_t len)
 {
-	char line[128] = "", *open, *close;
-	FILE *f = fopen("/sys/kernel/debug/sched/preempt", "re");
+	char line[4096] = "";
+	FILE *f = fopen("/proc/cmdline", "re");
+	bool found = false;
 
 	if (f && !fgets(line, sizeof(line), f))
 		line[0] = '\0';
 	if (f)
 		fclose(f);
-	if (!(open = strchr(line, '(')) || !(close = strchr(open, ')')))
-		return json_null();
-	*close = '\0';
-	return mgb_json_text(open + 1);
+	for (char *save = NULL, *w = strtok_r(line, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
+		if (!strcmp(w, "--"))
+			break; /* what follows is init's */
+		if (!strncmp(w, "preempt=", 8) && w[8]) {
+			snprintf(buf, len, "%s", w + 8);
+			found = true;
+		}
+	}
+	return found;
+}
+
+/* The preemption model in effect, and how it is known.  With PREEMPT_DYNAMIC the model is chosen
+ * at boot: debugfs's "none (voluntary) full" names it; else a preempt= on the command line;
+ * else the config's default (the PREEMPT_* choice the kernel was built with).  Not every
+ * PREEMPT_DYNAMIC kernel is alike: "none" and "full" schedule a busy loop differently. */
+static void preempt_in_effect(const struct mgb_kconfig *kc, json_t **mode, json_t **from)
+{
+	char line[128] = "", *open, *close, v[64];
+	FILE *f = fopen("/sys/kernel/debug/sched/preempt", "re");
+
+	*mode = json_null();
+	*from = json_null();
+	if (f && !fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	if (f)
+		fclose(f);
+	if ((open = strchr(line, '(')) && (close = strchr(open, ')'))) {
+		*close = '\0';
+		*mode = mgb_json_text(open + 1);
+		*from = json_string("debugfs");
+	} else if (preempt_from_cmdline(line, sizeof(line))) {
+		*mode = mgb_json_text(line);
+		*from = json_string("cmdline");
+	} else if (kc) {
+		static const char *const models[][2] = { { "CONFIG_PREEMPT_RT", "rt" }, { "CONFIG_PREEMPT_LAZY", "lazy" },
+							  { "CONFIG_PREEMPT", "full" }, { "CONFIG_PREEMPT_VOLUNTARY", "voluntary" },
+							  { "CONFIG_PREEMPT_NONE", "none" } };
+
+		for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+			if (mgb_kconfig_value(kc, models[i][0], v, sizeof(v)) && !strcmp(v, "y")) {
+				*mode = json_string(models[i][1]);
+				*from = json_string("config default");
+				break;
+			}
+	}
 }
 
 json_t *mgb_kconfig_json(void)
@@ -171,18 +214,23 @@ json_t *mgb_kconfig_json(void)
 	json_t *opts;
 	char v[64];
 
-	if (mgb_kconfig_load(&kc))
-		return MGB_JSON_PACK("{s:n, s:s, s:o}", "file", "reason",
-				     "neither /boot/config-$(uname -r) nor /proc/config.gz", "preempt",
-				     preempt_in_effect());
+	json_t *mode, *from;
+
+	if (mgb_kconfig_load(&kc)) {
+		preempt_in_effect(NULL, &mode, &from);
+		return MGB_JSON_PACK("{s:n, s:s, s:o, s:o}", "file", "reason",
+				     "neither /boot/config-$(uname -r) nor /proc/config.gz", "preempt", mode,
+				     "preempt_from", from);
+	}
 	opts = json_object();
 	for (size_t i = 0; mgb_kconfig_recorded[i]; i++) {
 		const char *val = mgb_kconfig_value(&kc, mgb_kconfig_recorded[i], v, sizeof(v));
 
 		json_object_set_new(opts, mgb_kconfig_recorded[i], val ? mgb_json_text(val) : json_null());
 	}
-	json_t *out = MGB_JSON_PACK("{s:s, s:o, s:o}", "file", kc.source, "options", opts, "preempt",
-				    preempt_in_effect());
+	preempt_in_effect(&kc, &mode, &from);
+	json_t *out = MGB_JSON_PACK("{s:s, s:o, s:o, s:o}", "file", kc.source, "options", opts, "preempt", mode,
+				    "preempt_from", from);
 	mgb_kconfig_free(&kc);
 	return out;
 }
