@@ -3,13 +3,15 @@
  * Comparing result documents: cells matched across documents by what identifies them (workload,
  * filesystem, backend and its options, parameters), and per metric a verdict against the first
  * document (the base).  The comparison is a JSON object (schema "mgbench/1/compare", documented
- * in mgbench-json(5)) that cmd/compare.c prints as text, markdown or JSON.
+ * in mgbench-json(5)) that compare_text.c prints as text or markdown, and compare_gate.c gates on.
  */
 #ifndef MGB_COMPARE_H
 #define MGB_COMPARE_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
 struct mgb_compare_opts {
 	double alpha;          /* significance level (0.05) */
@@ -34,6 +36,28 @@ unsigned mgb_compare_fs_count(json_t *doc, const char **one);
 
 /* A metric name matches a column by its header, its full key or its JSON leaf key. */
 bool mgb_compare_name_matches(const char *name, const char *path, const char *header);
+
+/* The comparison as a plain-text table fitting 72 columns, or as markdown (compare_text.c). */
+void mgb_compare_print_text(FILE *out, json_t *cmp);
+void mgb_compare_print_markdown(FILE *out, json_t *cmp);
+/* A string from a document, safe for a terminal (a ring of buffers: several per printf). */
+const char *mgb_compare_safe(const char *text);
+/* Side d's letter: A, B, ... */
+char mgb_compare_letter(size_t d);
+
+/* The gate (compare_gate.c): exit statuses, as compare --fail-on-regression and ab exit. */
+enum mgb_gate {
+	MGB_GATE_PASS = 0,       /* no named metric got worse, and each was judged */
+	MGB_GATE_REGRESSION = 1, /* one got worse beyond noise in some document */
+	MGB_GATE_UNJUDGED = 3,   /* none got worse, but one could not be judged: never a silent pass */
+};
+/* Over the named metrics (names, headers or keys); each regression and unjudged one named on
+ * msgs.  -1 with err when a name matches no compared metric (a usage error). */
+int mgb_compare_gate(json_t *cmp, const char *const *names, unsigned n, FILE *msgs, char *err);
+/* The first of names that matches no compared column, or NULL. */
+const char *mgb_compare_unknown_metric(json_t *cmp, const char *const *names, unsigned n);
+/* Whether any matched cell is of a workload this mgbench knows (has columns to judge). */
+bool mgb_compare_any_known(json_t *cmp);
 
 /* A document's short description: kernel release, mg / no mg, guest; for labels and legends. */
 char *mgb_doc_describe(json_t *doc);
