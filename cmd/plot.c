@@ -85,57 +85,6 @@ static int kind_of(const char *s, enum mgb_plot_kind *k)
 	return -1;
 }
 
-/* Run gnuplot on the script with its standard output on out_fd; 0 when it exited 0. */
-static int run_gnuplot(const char *script, size_t len, int out_fd, char *err)
-{
-	const char *const argv[] = { GNUPLOT_PATH, NULL };
-	struct mgb_proc_spec spec = { .argv = argv, .in = MGB_PROC_PIPE, .out = MGB_PROC_FD, .out_fd = out_fd,
-				      .err = MGB_PROC_INHERIT };
-	struct mgb_proc child;
-	int status;
-
-	if (!*GNUPLOT_PATH || access(GNUPLOT_PATH, X_OK) < 0)
-		return mgb_err(err, "gnuplot not found%s%s: install Debian's gnuplot-nox and reconfigure",
-			       *GNUPLOT_PATH ? " at " : "", GNUPLOT_PATH);
-	if (mgb_proc_start(&spec, &child, err) < 0)
-		return -1;
-	for (size_t off = 0; off < len;) {
-		ssize_t n = write(child.in, script + off, len - off);
-
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	close(child.in);
-	if (mgb_proc_wait(child.pid, &status, err) < 0)
-		return -1;
-	if (WIFSIGNALED(status))
-		return mgb_err(err, "gnuplot was killed by signal %d", WTERMSIG(status));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return mgb_err(err, "gnuplot exited %d: see its message above", WEXITSTATUS(status));
-	return 0;
-}
-
-static char *script_for(json_t *const *docs, const char *const *labels, unsigned ndocs, struct mgb_plot *p,
-			size_t *len, char *err)
-{
-	char *text = NULL;
-	FILE *f = open_memstream(&text, len);
-	int r;
-
-	if (!f) {
-		mgb_err(err, "out of memory");
-		return NULL;
-	}
-	r = mgb_plot_script(f, docs, labels, ndocs, p, err);
-	fclose(f);
-	if (r < 0) {
-		free(text);
-		return NULL;
-	}
-	return text;
-}
-
 /* Reserve an output file: in a directory nobody else can write (root would otherwise write
  * where another user can plant a symlink), as an unnamed file named only when whole. */
 static int open_output(struct mgb_output *o, const char *path, char *err)
@@ -150,104 +99,6 @@ static int open_output(struct mgb_output *o, const char *path, char *err)
 	if (rc == 0)
 		rc = mgb_output_open(o, path, err);
 	return rc < 0 ? -1 : 0;
-}
-
-/* gnuplot's dumb terminal starts a page with a form feed and pads lines with blanks: an email
- * wants neither.  In place; the new length. */
-static size_t tidy_text_plot(char *text, size_t len)
-{
-	char *o = text;
-	size_t k = 0;
-
-	for (size_t i = 0; i < len; i++)
-		if (text[i] != '\f')
-			text[k++] = text[i];
-	for (size_t i = 0; i < k;) {
-		size_t e = i, n;
-
-		while (e < k && text[e] != '\n')
-			e++;
-		n = e - i;
-		while (n > 0 && text[i + n - 1] == ' ')
-			n--;
-		memmove(o, text + i, n);
-		o += n;
-		*o++ = '\n';
-		i = e + 1;
-	}
-	return (size_t)(o - text);
-}
-
-/* The picture: gnuplot draws into memory (*pic, malloc'd), which mgbench then writes whole. */
-static int draw(const char *script, size_t len, const struct mgb_plot *p, char **pic, size_t *size, char *err)
-{
-	int fd = memfd_create("mgbench-plot", MFD_CLOEXEC), rc = -1;
-	off_t end;
-
-	*pic = NULL;
-	if (fd < 0)
-		return mgb_err(err, "memfd_create: %s", strerror(errno));
-	if (run_gnuplot(script, len, fd, err) < 0)
-		goto out;
-	if ((end = lseek(fd, 0, SEEK_END)) <= 0 || !(*pic = malloc((size_t)end)) ||
-	    pread(fd, *pic, (size_t)end, 0) != end) {
-		mgb_err(err, "reading gnuplot's picture: %s", end == 0 ? "gnuplot drew nothing" : strerror(errno));
-		goto out;
-	}
-	*size = p->format == MGB_PLOT_TXT ? tidy_text_plot(*pic, (size_t)end) : (size_t)end;
-	rc = 0;
-out:
-	if (rc) {
-		free(*pic);
-		*pic = NULL;
-	}
-	close(fd);
-	return rc;
-}
-
-/* A text plot has no room for long labels under its clusters: the documents are A, B, ... in
- * the picture, and this legend below it names them (control characters made '?', folded at
- * 72 columns). */
-static char *text_legend(char *const *labels, unsigned ndocs, size_t *len)
-{
-	char *text = NULL;
-	FILE *f = open_memstream(&text, len);
-
-	if (!f)
-		return NULL;
-	fprintf(f, "\n");
-	for (unsigned d = 0; d < ndocs; d++) {
-		unsigned col = 3;
-
-		fprintf(f, "%c: ", 'A' + d);
-		for (const char *s = labels[d]; *s; s++, col++) {
-			if (col == 72) {
-				fprintf(f, "\n   ");
-				col = 3;
-			}
-			fputc(mgb_printable_char(*s), f);
-		}
-		fputc('\n', f);
-	}
-	fclose(f);
-	return text;
-}
-
-/* The text picture with the legend of its letters appended. */
-static int add_legend(char **pic, size_t *size, char *const *labels, unsigned ndocs, char *err)
-{
-	size_t n;
-	char *legend = text_legend(labels, ndocs, &n), *both;
-
-	if (!legend || !(both = realloc(*pic, *size + n))) {
-		free(legend);
-		return mgb_err(err, "out of memory");
-	}
-	memcpy(both + *size, legend, n);
-	*pic = both;
-	*size += n;
-	free(legend);
-	return 0;
 }
 
 /* Each document holds cells of the workload drawn, or plot names the one that does not. */
@@ -354,10 +205,10 @@ int cmd_plot(int argc, char **argv)
 	text_letters = p.format == MGB_PLOT_TXT && ndocs > 1;
 	for (unsigned d = 0; d < ndocs; d++)
 		shown[d] = text_letters ? "A\0B\0C\0D\0E\0F\0G\0H\0I\0J\0K\0L\0M\0N\0O\0P" + 2 * d : labels[d];
-	script = script_for(docs, shown, ndocs, &p, &len, err);
-	if (!script || draw(script, len, &p, &picture, &size, err) < 0)
+	script = mgb_plot_script_text(docs, shown, ndocs, &p, &len, err);
+	if (!script || mgb_plot_draw(script, len, &p, &picture, &size, err) < 0)
 		goto fail;
-	if (text_letters && add_legend(&picture, &size, labels, ndocs, err) < 0)
+	if (text_letters && mgb_plot_add_legend(&picture, &size, labels, ndocs, err) < 0)
 		goto fail;
 	have_pic = false;
 	if (mgb_output_commit_bytes(&pic, picture, size, err) < 0)
@@ -366,7 +217,7 @@ int cmd_plot(int argc, char **argv)
 		/* the saved script draws to the real name */
 		free(script);
 		p.output = out;
-		if (!(script = script_for(docs, (const char *const *)labels, ndocs, &p, &len, err)))
+		if (!(script = mgb_plot_script_text(docs, (const char *const *)labels, ndocs, &p, &len, err)))
 			goto fail;
 		have_saved = false;
 		if (mgb_output_commit_bytes(&saved, script, len, err) < 0)

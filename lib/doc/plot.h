@@ -37,4 +37,13 @@ bool mgb_plot_path_ok(const char *path);
 int mgb_plot_script(FILE *out, json_t *const *docs, const char *const *labels, unsigned ndocs,
 		    const struct mgb_plot *p, char *err);
 
+/* The same script as text (malloc'd, *len bytes), or NULL with err. */
+char *mgb_plot_script_text(json_t *const *docs, const char *const *labels, unsigned ndocs,
+			   const struct mgb_plot *p, size_t *len, char *err);
+/* gnuplot run on script, the picture in memory (*pic malloc'd, *size bytes; a text plot without
+ * its form feed and trailing blanks), or -1 with err (plot_draw.c). */
+int mgb_plot_draw(const char *script, size_t len, const struct mgb_plot *p, char **pic, size_t *size, char *err);
+/* A text picture of several documents names them A, B, ...: the legend naming them, appended. */
+int mgb_plot_add_legend(char **pic, size_t *size, char *const *labels, unsigned ndocs, char *err);
+
 #endif
