@@ -32,7 +32,8 @@ static const struct mgb_cmd_option options[] = {
 	{ "kind", 0, "K",
 	  "distinct (bars of the distinct ratio), steps\n(ctime step distribution), counts (statx06's\n"
 	  "brackets, revalidate's misses), rate (with\nmin-max whiskers) or sweep (cost per query\n"
-	  "rate, over a --poll-rate list); default: the\nworkload's own",
+	  "rate, over a --poll-rate list) or headline\n(the metric a reader looks at first, per\n"
+	  "opportunity, key below); default: the\nworkload's own",
 	  OPT_KIND },
 	{ "log", 0, NULL, "logarithmic y axis (0.001 and 1.0 both readable)", OPT_LOG },
 	{ "script", 0, "FILE",
@@ -73,9 +74,9 @@ static int format_of(const char *out, enum mgb_plot_format *f)
 
 static int kind_of(const char *s, enum mgb_plot_kind *k)
 {
-	static const char *const names[] = { "distinct", "steps", "counts", "rate", "sweep" };
+	static const char *const names[] = { "distinct", "steps", "counts", "rate", "sweep", "headline" };
 	static const enum mgb_plot_kind kinds[] = { MGB_PLOT_DISTINCT, MGB_PLOT_STEPS, MGB_PLOT_COUNTS, MGB_PLOT_RATE,
-						    MGB_PLOT_SWEEP };
+						    MGB_PLOT_SWEEP, MGB_PLOT_HEADLINE };
 
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(names); i++)
 		if (!strcmp(s, names[i])) {
@@ -164,7 +165,7 @@ int cmd_plot(int argc, char **argv)
 		case OPT_WORKLOAD: p.workload = optarg; break;
 		case OPT_KIND:
 			if (kind_of(optarg, &p.kind) < 0)
-				return mgb_usage_error("plot", "--kind '%s': distinct, steps, counts, rate or sweep", optarg);
+				return mgb_usage_error("plot", "--kind '%s': distinct, steps, counts, rate, sweep or headline", optarg);
 			break;
 		case OPT_LOG: p.log_y = true; break;
 		case OPT_SCRIPT: script_path = optarg; break;

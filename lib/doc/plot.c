@@ -38,15 +38,37 @@ static unsigned list_fs(json_t *const *docs, unsigned ndocs, const char *workloa
 	return n;
 }
 
-/* Median, min and max of a metric over one document's cells (repeats) of workload on fs. */
-static bool summary(json_t *doc, const char *workload, const char *fs, const char *path, double out[3])
+/* A count per opportunity (its events over its trials) for a count column, else the metric. */
+static json_t *per_opportunity(json_t *metrics, const struct mgb_column *c, double *ratio)
+{
+	json_t *e = c->events ? mgb_json_path(metrics, c->events) : NULL;
+	json_t *t = c->trials ? mgb_json_path(metrics, c->trials) : NULL;
+
+	if (strcmp(c->format, "int") || !json_is_number(e) || !json_is_number(t) || json_number_value(t) <= 0)
+		return mgb_json_path(metrics, c->path);
+	*ratio = json_number_value(e) / json_number_value(t);
+	return NULL;
+}
+
+/* Median, min and max over one document's cells (repeats, or runs) of workload on fs: of the
+ * metric at path, or (column given) of the column per opportunity. */
+static bool summary_of(json_t *doc, const char *workload, const char *fs, const char *path,
+		       const struct mgb_column *col, double out[3])
 {
 	double v[MAX_VALUES];
 	size_t n = 0, i;
 	json_t *cell;
 
 	json_array_foreach(json_object_get(doc, "cells"), i, cell) {
-		json_t *x = mgb_json_path(json_object_get(cell, "metrics"), path);
+		double ratio = NAN;
+		json_t *x = col ? per_opportunity(json_object_get(cell, "metrics"), col, &ratio)
+				: mgb_json_path(json_object_get(cell, "metrics"), path);
+
+		if (!isnan(ratio) && !strcmp(json_string_value(json_object_get(cell, "workload")), workload) &&
+		    !strcmp(json_string_value(json_object_get(cell, "fs")), fs) && n < MAX_VALUES) {
+			v[n++] = ratio;
+			continue;
+		}
 
 		if (!strcmp(json_string_value(json_object_get(cell, "workload")), workload) &&
 		    !strcmp(json_string_value(json_object_get(cell, "fs")), fs) && json_is_number(x) && n < MAX_VALUES)
@@ -58,6 +80,11 @@ static bool summary(json_t *doc, const char *workload, const char *fs, const cha
 	out[1] = v[0];
 	out[2] = v[n - 1];
 	return true;
+}
+
+static bool summary(json_t *doc, const char *workload, const char *fs, const char *path, double out[3])
+{
+	return summary_of(doc, workload, fs, path, NULL, out);
 }
 
 /* Strings reach gnuplot two ways, each through one function.  Whatever comes from a document
@@ -134,7 +161,9 @@ static void preamble(FILE *out, const struct mgb_plot *p, const char *title, con
 	/* a text plot keeps its 72 columns for the picture: the key goes below, one entry a
 	 * line, since entries side by side are dropped when they do not fit */
 	fprintf(out, "\nset key %s\nset grid ytics\nset format y '%%g'\n",
-		p->format == MGB_PLOT_TXT ? "below maxcols 1" : "outside right top");
+		p->format == MGB_PLOT_TXT   ? "below maxcols 1"
+		: p->kind == MGB_PLOT_HEADLINE ? "below horizontal"
+					       : "outside right top");
 	if (p->log_y)
 		fprintf(out, "set logscale y\n");
 }
@@ -184,16 +213,22 @@ static double log_floor(json_t *const *docs, unsigned ndocs, const char *workloa
 static int plot_bars(FILE *out, json_t *const *docs, const char *const *labels, unsigned ndocs,
 		     const struct mgb_plot *p, const struct mgb_column *c, const char *title, char *err)
 {
+	const struct mgb_column *per = p->kind == MGB_PLOT_HEADLINE ? c : NULL;
 	const char *fs[MAX_FS];
 	unsigned nfs = list_fs(docs, ndocs, p->workload, fs), drawn = 0;
 	bool zero = false;
 	double floor_y = p->log_y ? log_floor(docs, ndocs, p->workload, fs, nfs, &c, 1, &zero) : 0;
 	char ylabel[200];
 
+	char unit[120];
+
+	snprintf(unit, sizeof(unit), "%s%s%s", c->header, per && c->trials && !strcmp(c->format, "int") ? " per " : "",
+		 per && c->trials && !strcmp(c->format, "int") ? strrchr(c->trials, '.') ? strrchr(c->trials, '.') + 1 : c->trials
+							       : "");
 	if (zero)
-		snprintf(ylabel, sizeof(ylabel), "%s (0 drawn at %g)", c->header, floor_y);
+		snprintf(ylabel, sizeof(ylabel), "%s (0 drawn at %g)", unit, floor_y);
 	else
-		snprintf(ylabel, sizeof(ylabel), "%s", c->header);
+		snprintf(ylabel, sizeof(ylabel), "%s", unit);
 	preamble(out, p, title, NULL, ylabel);
 	fprintf(out, "$data << EOD\nfs");
 	for (unsigned d = 0; d < ndocs; d++) {
@@ -207,7 +242,7 @@ static int plot_bars(FILE *out, json_t *const *docs, const char *const *labels, 
 		for (unsigned d = 0; d < ndocs; d++) {
 			double s[3];
 
-			if (summary(docs[d], p->workload, fs[f], c->path, s)) {
+			if (summary_of(docs[d], p->workload, fs[f], c->path, per, s)) {
 				if (p->log_y)
 					for (int k = 0; k < 3; k++)
 						s[k] = s[k] > 0 ? s[k] : floor_y;
@@ -555,6 +590,22 @@ static const struct mgb_column *first_column(const struct mgb_workload *w, const
 	return NULL;
 }
 
+/* The metric a reader of a post looks at first, per workload (by column header); otherwise the
+ * first ratio column, or the first rate. */
+static const struct mgb_column *headline_column(const struct mgb_workload *w)
+{
+	static const char *const headlines[][2] = {
+		{ "ordering", "invers" }, { "revalidate", "ann/read" }, { "statx06", "<before" },
+	};
+
+	for (size_t i = 0; i < sizeof(headlines) / sizeof(headlines[0]); i++)
+		if (!strcmp(w->name, headlines[i][0]))
+			for (const struct mgb_column *c = w->columns; c->header; c++)
+				if (!strcmp(c->header, headlines[i][1]))
+					return c;
+	return first_column(w, "ratio") ?: first_column(w, "rate");
+}
+
 int mgb_plot_script(FILE *out, json_t *const *docs, const char *const *labels, unsigned ndocs,
 		    const struct mgb_plot *p, char *err)
 {
@@ -572,6 +623,13 @@ int mgb_plot_script(FILE *out, json_t *const *docs, const char *const *labels, u
 		       : first_column(w, "ratio")					  ? MGB_PLOT_DISTINCT
 											  : MGB_PLOT_RATE;
 	switch (kind) {
+	case MGB_PLOT_HEADLINE:
+		if (!(c = headline_column(w)))
+			return mgb_err(err, "%s has no column to draw", w->name);
+		snprintf(title, sizeof(title), "%s: %s%s per filesystem%s%s", w->name, c->header,
+			 c->trials && !strcmp(c->format, "int") ? " per opportunity" : "", p->title ? ", " : "",
+			 p->title ? p->title : "");
+		return plot_bars(out, docs, labels, ndocs, p, c, title, err);
 	case MGB_PLOT_COUNTS:
 		snprintf(title, sizeof(title), "%s: %s per filesystem", w->name,
 			 !strcmp(w->name, "revalidate") ? "misses per opportunity" : "counts");

@@ -18,6 +18,10 @@ enum mgb_plot_kind {
 	MGB_PLOT_COUNTS,   /* its count columns (statx06's brackets, revalidate's misses) */
 	MGB_PLOT_RATE,     /* its first rate column, with min-max whiskers over repeats */
 	MGB_PLOT_SWEEP,    /* cost over --poll-rate values: extra journal and IOPS ratio per query rate */
+	/* the one metric a reader looks at first (ordering: inversions per round; write: distinct;
+	 * revalidate: misses per re-read), one bar per document (a kernel, its runs pooled) per
+	 * filesystem, min-max whiskers over its runs, the key under the picture (ab's pictures) */
+	MGB_PLOT_HEADLINE,
 };
 
 enum mgb_plot_format { MGB_PLOT_PNG, MGB_PLOT_SVG, MGB_PLOT_TXT };
@@ -28,6 +32,7 @@ struct mgb_plot {
 	enum mgb_plot_format format;
 	bool log_y;
 	const char *output;      /* the file a saved script draws to; NULL: gnuplot's stdout */
+	const char *title;       /* added to the title (ab: the kernels), or NULL */
 };
 
 /* Can a script name this file (no control characters)? */
