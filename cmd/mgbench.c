@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "list", cmd_list, "list workloads, their options, filesystems and backends", 0 },
 	{ "vm", cmd_vm, "run a command inside another kernel under qemu", STOPPABLE },
 	{ "kernel", cmd_kernel, "build a guest kernel from a source and patches", STOPPABLE },
+	{ "ab", cmd_ab, "compare two kernels over alternated boots, one command", STOPPABLE },
 	{ "info", cmd_info, "what this kernel does with timestamps, per filesystem", 0 },
 	{ "compare", cmd_compare, "result documents side by side, with significance", 0 },
 	{ "report", cmd_report, "print a document's tables again (median over several)", 0 },

@@ -24,6 +24,7 @@ int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
+int cmd_ab(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_kernel_bisect(int argc, char **argv); /* kernel's subcommand, in cmd/kernel_bisect.c */
 int cmd_help(int argc, char **argv);

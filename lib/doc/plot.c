@@ -229,7 +229,8 @@ static int plot_bars(FILE *out, json_t *const *docs, const char *const *labels, 
 		snprintf(ylabel, sizeof(ylabel), "%s (0 drawn at %g)", unit, floor_y);
 	else
 		snprintf(ylabel, sizeof(ylabel), "%s", unit);
-	preamble(out, p, title, NULL, ylabel);
+	preamble(out, p, title, per ? "bars: the median over each document's cells (an ab: its boots); whiskers: min to max" : NULL,
+		 ylabel);
 	fprintf(out, "$data << EOD\nfs");
 	for (unsigned d = 0; d < ndocs; d++) {
 		fputc(' ', out);
