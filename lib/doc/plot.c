@@ -50,6 +50,23 @@ static json_t *per_opportunity(json_t *metrics, const struct mgb_column *c, doub
 	return NULL;
 }
 
+/* "inversions per round" for a count column drawn per opportunity (its events' and trials' last
+ * key), else the header. */
+static void per_opportunity_name(const struct mgb_column *c, const char *header, char *buf, size_t len)
+{
+	const char *e, *t;
+	size_t tl;
+
+	if (!c || strcmp(c->format, "int") || !c->events || !c->trials) {
+		snprintf(buf, len, "%s", header);
+		return;
+	}
+	e = strrchr(c->events, '.') ? strrchr(c->events, '.') + 1 : c->events;
+	t = strrchr(c->trials, '.') ? strrchr(c->trials, '.') + 1 : c->trials;
+	tl = strlen(t);
+	snprintf(buf, len, "%s per %.*s", e, (int)(tl > 1 && t[tl - 1] == 's' ? tl - 1 : tl), t);
+}
+
 /* Median, min and max over one document's cells (repeats, or runs) of workload on fs: of the
  * metric at path, or (column given) of the column per opportunity. */
 static bool summary_of(json_t *doc, const char *workload, const char *fs, const char *path,
@@ -222,9 +239,7 @@ static int plot_bars(FILE *out, json_t *const *docs, const char *const *labels, 
 
 	char unit[120];
 
-	snprintf(unit, sizeof(unit), "%s%s%s", c->header, per && c->trials && !strcmp(c->format, "int") ? " per " : "",
-		 per && c->trials && !strcmp(c->format, "int") ? strrchr(c->trials, '.') ? strrchr(c->trials, '.') + 1 : c->trials
-							       : "");
+	per_opportunity_name(per ? c : NULL, c->header, unit, sizeof(unit));
 	if (zero)
 		snprintf(ylabel, sizeof(ylabel), "%s (0 drawn at %g)", unit, floor_y);
 	else
@@ -627,9 +642,13 @@ int mgb_plot_script(FILE *out, json_t *const *docs, const char *const *labels, u
 	case MGB_PLOT_HEADLINE:
 		if (!(c = headline_column(w)))
 			return mgb_err(err, "%s has no column to draw", w->name);
-		snprintf(title, sizeof(title), "%s: %s%s per filesystem%s%s", w->name, c->header,
-			 c->trials && !strcmp(c->format, "int") ? " per opportunity" : "", p->title ? ", " : "",
-			 p->title ? p->title : "");
+		{
+			char name[120];
+
+			per_opportunity_name(c, c->header, name, sizeof(name));
+			snprintf(title, sizeof(title), "%s: %s per filesystem%s%s", w->name, name, p->title ? ", " : "",
+				 p->title ? p->title : "");
+		}
 		return plot_bars(out, docs, labels, ndocs, p, c, title, err);
 	case MGB_PLOT_COUNTS:
 		snprintf(title, sizeof(title), "%s: %s per filesystem", w->name,
