@@ -25,9 +25,13 @@ static void list_targets(FILE *out)
 {
 	fprintf(out, "filesystems (--fs):\n");
 	for (unsigned i = 0; i < mgb_fs_type_count; i++)
-		fprintf(out, "  %-10s %s%s\n", mgb_fs_types[i].name,
-			mgb_fs_types[i].loop ? "loop-mounted image" : "memory filesystem",
-			mgb_fs_types[i].multigrain_expected ? "" : " (not multigrain: the control)");
+		if (mgb_fs_types[i].overlay_on)
+			fprintf(out, "  %-14s overlayfs with its layers on a fresh %s\n", mgb_fs_types[i].name,
+				mgb_fs_types[i].overlay_on);
+		else
+			fprintf(out, "  %-14s %s%s\n", mgb_fs_types[i].name,
+				mgb_fs_types[i].loop ? "loop-mounted image" : "memory filesystem",
+				mgb_fs_types[i].multigrain_expected ? "" : " (not multigrain: the control)");
 	fprintf(out, "backends (--backend):\n");
 	for (size_t i = 0; mgb_backends[i]; i++)
 	{

@@ -110,7 +110,7 @@ static char **guest_argv(int argc, char **argv, const char **output, const char 
  * plus nfsd for --nfs-server knfsd, plus the NFS client for nfs3-mount and nfs4-mount. */
 static const char **module_targets(const char *list, bool knfsd, bool kernel_client, char **copy)
 {
-	const char **v = calloc(38, sizeof(*v));
+	const char **v = calloc(70, sizeof(*v));
 	char *save = NULL;
 	bool loop = false;
 	int n = 0;
@@ -121,7 +121,12 @@ static const char **module_targets(const char *list, bool knfsd, bool kernel_cli
 	for (char *t = strtok_r(*copy, ",", &save); t && n < 32; t = strtok_r(NULL, ",", &save)) {
 		const struct mgb_fs_type *fs = mgb_fs_type_find(t);
 
-		v[n++] = t;
+		if (fs && fs->overlay_on) { /* overlayfs and its layers' filesystem */
+			v[n++] = "overlay";
+			v[n++] = fs->overlay_on;
+		} else {
+			v[n++] = t;
+		}
 		loop |= fs && fs->loop;
 	}
 	if (loop)

@@ -24,6 +24,9 @@ struct mgb_fs_type {
 	const char *const *mkfs;    /* mkfs argv prefix; the image path is appended */
 	const char *mount_options;  /* data string passed to mount(2) */
 	bool multigrain_expected;   /* FS_MGTIME in mainline 6.13+ */
+	/* An overlay type: overlayfs whose lower, upper and work directories are on a fresh
+	 * filesystem of this type (the row's loop and sizes are that type's); NULL otherwise. */
+	const char *overlay_on;
 };
 
 /* What run and info make when --fs is not given: the four multigrain filesystems and the control. */
@@ -54,7 +57,15 @@ struct mgb_target {
 	char *path;        /* directory the workload uses */
 	char *fstype;      /* the fs type actually found at path (from /proc/self/mountinfo) */
 	char *mkfs_cmd;    /* the mkfs command line used, for the result document */
-	unsigned sb_dev_major, sb_dev_minor; /* the superblock's device, as tracepoints see it */
+	/* the device of the superblock whose inodes are stamped, as tracepoints see it: the
+	 * filesystem's own, or under an overlay its upper layer's */
+	unsigned sb_dev_major, sb_dev_minor;
+	/* an overlay (a scratch overlay-* target, or a --dir on one): its own device, its upper
+	 * layer's filesystem type and the mount's options; NULL/0 otherwise */
+	unsigned overlay_dev_major, overlay_dev_minor;
+	char *upper_fstype;
+	char *overlay_options;
+	bool overlay_mounted;
 	bool mounted;
 	bool made_path;    /* path was created by us (remove at teardown) */
 	/* a --dir target: the directory it was made in and itself, held open (0 in a zeroed struct:

@@ -254,7 +254,14 @@ void mgb_report_print(FILE *out, json_t *doc)
 	char *block_key = NULL;
 	size_t i;
 	json_t *cell;
+	int fsw = 6; /* the fs column: six, or as wide as the longest name (overlay-btrfs) and a blank */
 
+	json_array_foreach(cells, i, cell) {
+		size_t n = strlen(json_string_value(json_object_get(cell, "fs")) ?: "");
+
+		if ((int)n + 1 > fsw)
+			fsw = n + 1 < sizeof(fsname) ? (int)n + 1 : (int)sizeof(fsname);
+	}
 	json_array_foreach(cells, i, cell) {
 		const char *wname = json_string_value(json_object_get(cell, "workload"));
 		const struct mgb_workload *w = wname ? mgb_workload_find(wname) : NULL;
@@ -268,7 +275,7 @@ void mgb_report_print(FILE *out, json_t *doc)
 			mg_line_print(out, &mg);
 			fprintf(out, "%s%s: %s\n", last_block ? "\n" : "", w->name, w->summary);
 			print_params(out, w, json_object_get(cell, "params"));
-			fprintf(out, "%-6s%-6s", "fs", "via");
+			fprintf(out, "%-*s%-6s", fsw, "fs", "via");
 			for (const struct mgb_column *c = w->columns; c->header; c++)
 				fprintf(out, " %*s", COL_WIDTH, c->header);
 			fputc('\n', out);
@@ -279,7 +286,7 @@ void mgb_report_print(FILE *out, json_t *doc)
 			free(key);
 		}
 		mg_line_add(&mg, cell);
-		fprintf(out, "%-6.6s%-6.6s", printable(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs"))),
+		fprintf(out, "%-*.*s%-6.6s", fsw, fsw, printable(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs"))),
 			printable(via, sizeof(via), mgb_cell_backend(cell)));
 		if (!json_is_object(metrics)) {
 			fprintf(out, " %s:\n", json_string_value(json_object_get(cell, "status")));

@@ -129,13 +129,15 @@ void mgb_fs_counters_begin(struct mgb_fs_counters *c, const struct mgb_target *t
 	 * theirs carry the fsid only as an array a filter cannot test, so count the updates by the
 	 * ctime swaps on the superblock's dev: each is one btrfs_dirty_inode.
 	 */
-	if (t->fstype && !strcmp(t->fstype, "btrfs")) {
+	const char *type = t->upper_fstype ? t->upper_fstype : t->fstype; /* an overlay's: its upper layer's */
+
+	if (type && !strcmp(type, "btrfs")) {
 		find_btrfs(c);
 		if (mgb_tracecount_open_filter(&c->ctime_updates, "timestamp", "ctime_ns_xchg", filter, NULL) < 0)
 			c->ctime_updates.nfds = 0;
 	}
 	/* jbd2 reports the journal's device: for an internal journal, the filesystem's */
-	if (t->fstype && !strcmp(t->fstype, "ext4")) {
+	if (type && !strcmp(type, "ext4")) {
 		if (mgb_tracecount_open_filter(&c->handles, "jbd2", "jbd2_handle_start", filter, NULL) < 0)
 			c->handles.nfds = 0;
 	}

@@ -13,11 +13,25 @@
 
 static json_t *target_json(const struct mgb_target *t)
 {
-	return MGB_JSON_PACK("{s:s, s:o?, s:s?, s:s?}",
+	char dev[32];
+	json_t *j = MGB_JSON_PACK("{s:s, s:o?, s:s?, s:s?}",
 			 "kind", t->fs ? "scratch" : t->path ? "dir" : t->label, /* a server's: "nfs-url" */
 			 "fstype", t->fstype ? mgb_json_text(t->fstype) : NULL,
 			 "mkfs", t->mkfs_cmd,
 			 "mount_options", t->fs ? t->fs->mount_options : NULL);
+
+	if (!t->path)
+		return j;
+	/* the device whose inodes the tracepoints count: under an overlay, its upper layer's */
+	snprintf(dev, sizeof(dev), "%u:%u", t->sb_dev_major, t->sb_dev_minor);
+	json_object_set_new(j, "watched_device", json_string(dev));
+	if (t->overlay_dev_major || t->overlay_dev_minor) {
+		snprintf(dev, sizeof(dev), "%u:%u", t->overlay_dev_major, t->overlay_dev_minor);
+		json_object_set_new(j, "overlay", MGB_JSON_PACK("{s:s, s:o?, s:o?}", "device", dev,
+							    "upper_fstype", t->upper_fstype ? mgb_json_text(t->upper_fstype) : NULL,
+							    "options", t->overlay_options ? mgb_json_text(t->overlay_options) : NULL));
+	}
+	return j;
 }
 
 /* cell.target for a cell that never made its target: what the plan says, and null for what only

@@ -34,6 +34,7 @@ int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char
 	}
 	r = fs ? mgb_target_scratch(s, fs, &sv->target, err) : mgb_target_dir(dir, &sv->target, err);
 	sv->root = sv->target.path;
+	sv->unsupported = r == -EOPNOTSUPP; /* a filesystem this kernel lacks (overlayfs) */
 	if (r < 0 || reach == MGB_REACH_LOCAL)
 		return r;
 	if (sv->target.untrusted) /* a server would resolve the path again: see mgb_target_dir */

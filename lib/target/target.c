@@ -24,13 +24,18 @@ static const char *const mkfs_ext2[] = { "mkfs.ext2", "-F", "-q", "-I", "256", N
 
 /* Sizes: mkfs.xfs refuses images under about 300 MB, mkfs.btrfs needs 109 MiB. */
 const struct mgb_fs_type mgb_fs_types[] = {
-	{ "ext4", true, 256, mkfs_ext4, NULL, true },
-	{ "xfs", true, 512, mkfs_xfs, NULL, true },
-	{ "btrfs", true, 256, mkfs_btrfs, NULL, true },
-	{ "tmpfs", false, 0, NULL, "size=256m", true },
-	{ "ramfs", false, 0, NULL, NULL, false },
+	{ "ext4", true, 256, mkfs_ext4, NULL, true, NULL },
+	{ "xfs", true, 512, mkfs_xfs, NULL, true, NULL },
+	{ "btrfs", true, 256, mkfs_btrfs, NULL, true, NULL },
+	{ "tmpfs", false, 0, NULL, "size=256m", true, NULL },
+	{ "ramfs", false, 0, NULL, NULL, false, NULL },
 	/* Not multigrain, like ramfs, but with file handles: the control an NFS server can export. */
-	{ "ext2", true, 256, mkfs_ext2, NULL, false },
+	{ "ext2", true, 256, mkfs_ext2, NULL, false, NULL },
+	/* overlayfs over each multigrain filesystem: stamps are the upper layer's (seeds' patch 2/6) */
+	{ "overlay-ext4", true, 256, mkfs_ext4, NULL, true, "ext4" },
+	{ "overlay-xfs", true, 512, mkfs_xfs, NULL, true, "xfs" },
+	{ "overlay-btrfs", true, 256, mkfs_btrfs, NULL, true, "btrfs" },
+	{ "overlay-tmpfs", false, 0, NULL, "size=256m", true, "tmpfs" },
 };
 const unsigned mgb_fs_type_count = MGB_ARRAY_SIZE(mgb_fs_types);
 
@@ -64,20 +69,22 @@ static void unescape_octal(char *s)
 	*o = '\0';
 }
 
-static void describe_mount(const char *path, struct mgb_target *t)
+/* The mount holding path: its type, device and super options (malloc'd, or NULL). */
+static int mount_of(const char *path, char type[64], unsigned *major, unsigned *minor, char **superopts)
 {
-	char real[PATH_MAX], best_type[64] = "unknown", *line = NULL;
+	char real[PATH_MAX], *line = NULL;
 	size_t best_len = 0, cap = 0;
+	bool found = false;
 	FILE *f;
 
-	if (!realpath(path, real) || !(f = fopen("/proc/self/mountinfo", "re"))) {
-		t->fstype = strdup(best_type);
-		return;
-	}
+	*superopts = NULL;
+	snprintf(type, 64, "unknown");
+	if (!realpath(path, real) || !(f = fopen("/proc/self/mountinfo", "re")))
+		return -1;
 	/* getline: a line is never split, however long its paths or options. */
 	while (getline(&line, &cap, f) > 0) {
 		unsigned maj, min;
-		char *fields[5], *sep = strstr(line, " - "), *save = NULL, *type;
+		char *fields[5], *sep = strstr(line, " - "), *save = NULL, *ftype, *opts;
 		size_t len, n = 0;
 
 		if (!sep)
@@ -85,9 +92,11 @@ static void describe_mount(const char *path, struct mgb_target *t)
 		*sep = '\0';
 		for (char *tok = strtok_r(line, " ", &save); tok && n < 5; tok = strtok_r(NULL, " ", &save))
 			fields[n++] = tok;
-		type = strtok_r(sep + 3, " \n", &save);
+		ftype = strtok_r(sep + 3, " \n", &save);
+		strtok_r(NULL, " \n", &save); /* the source */
+		opts = strtok_r(NULL, " \n", &save);
 		/* id, parent, major:minor, root, mount point */
-		if (n < 5 || !type || sscanf(fields[2], "%u:%u", &maj, &min) != 2)
+		if (n < 5 || !ftype || sscanf(fields[2], "%u:%u", &maj, &min) != 2)
 			continue;
 		unescape_octal(fields[4]);
 		len = strlen(fields[4]);
@@ -95,14 +104,67 @@ static void describe_mount(const char *path, struct mgb_target *t)
 			continue;
 		if (len >= best_len) { /* later lines are mounted on top: >= keeps the topmost */
 			best_len = len;
-			snprintf(best_type, sizeof(best_type), "%s", type);
-			t->sb_dev_major = maj;
-			t->sb_dev_minor = min;
+			snprintf(type, 64, "%s", ftype);
+			*major = maj;
+			*minor = min;
+			free(*superopts);
+			*superopts = opts ? strdup(opts) : NULL;
+			found = true;
 		}
 	}
 	free(line);
 	fclose(f);
-	t->fstype = strdup(best_type);
+	return found ? 0 : -1;
+}
+
+/* upperdir=PATH from an overlay's super options (commas and backslashes in it are escaped). */
+static char *overlay_upperdir(const char *opts)
+{
+	const char *u = opts ? strstr(opts, "upperdir=") : NULL;
+	char *out, *o;
+
+	if (!u || (u != opts && u[-1] != ','))
+		return NULL;
+	u += 9;
+	if (!(out = o = malloc(strlen(u) + 1)))
+		return NULL;
+	for (; *u && *u != ','; u++)
+		*o++ = *u == '\\' && u[1] ? *++u : *u;
+	*o = '\0';
+	unescape_octal(out);
+	return out;
+}
+
+/*
+ * The type and device of the mount holding path.  Its major:minor is the superblock's s_dev,
+ * which tracepoints report (statx may differ: btrfs gives each subvolume an anonymous device).
+ * On an overlay the inodes stamped are the upper layer's: the device watched is that layer's,
+ * and the overlay's own is kept beside it.
+ */
+static void describe_mount(const char *path, struct mgb_target *t)
+{
+	char type[64], *opts = NULL, *upper;
+
+	mount_of(path, type, &t->sb_dev_major, &t->sb_dev_minor, &opts);
+	t->fstype = strdup(type);
+	if (!strcmp(type, "overlay") && (upper = overlay_upperdir(opts))) {
+		char utype[64], *uopts = NULL;
+		unsigned maj, min;
+
+		t->overlay_dev_major = t->sb_dev_major;
+		t->overlay_dev_minor = t->sb_dev_minor;
+		if (!mount_of(upper, utype, &maj, &min, &uopts)) {
+			t->sb_dev_major = maj;
+			t->sb_dev_minor = min;
+			free(t->upper_fstype);
+			t->upper_fstype = strdup(utype);
+		}
+		if (!t->overlay_options)
+			t->overlay_options = strdup(opts);
+		free(uopts);
+		free(upper);
+	}
+	free(opts);
 }
 
 /* argv as one line, with the image's path (the last argument) written IMAGE. */
@@ -153,15 +215,50 @@ static int make_image(const struct mgb_fs_type *fs, struct mgb_target *t, char *
 	return mgb_run_program(argv, err);
 }
 
+/* overlayfs on the fresh filesystem at t->mnt: lower, upper and work beside the merged directory
+ * the workload uses.  -EOPNOTSUPP with err when this kernel has no overlayfs. */
+static int mount_overlay(struct mgb_target *t, char *err)
+{
+	static const char *const dirs[] = { "lower", "upper", "work", "merged" };
+	char p[PATH_MAX], data[3 * PATH_MAX];
+
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(dirs); i++) {
+		snprintf(p, sizeof(p), "%s/%s", t->mnt, dirs[i]);
+		if (mkdir(p, 0755) < 0)
+			return mgb_err(err, "mkdir %s: %s", p, strerror(errno));
+	}
+	snprintf(data, sizeof(data), "lowerdir=%s/lower,upperdir=%s/upper,workdir=%s/work", t->mnt, t->mnt, t->mnt);
+	if (mount("overlay", p, "overlay", 0, data) < 0) {
+		int e = errno;
+
+		mgb_err(err, "mount overlay on %s: %s%s", p, strerror(e),
+			e == ENODEV ? " (this kernel has no overlayfs)" : "");
+		return e == ENODEV ? -EOPNOTSUPP : -1;
+	}
+	t->overlay_mounted = true;
+	t->overlay_options = strdup(data);
+	t->path = strdup(p);
+	return 0;
+}
+
 int mgb_target_scratch(struct mgb_session *s, const struct mgb_fs_type *fs, struct mgb_target *t, char *err)
 {
-	const char *source = fs->name;
+	const struct mgb_fs_type *over = fs;
+	const char *source;
 	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC);
 	int loopfd = -1;
 
 	memset(t, 0, sizeof(*t));
-	t->fs = fs;
-	t->label = strdup(fs->name);
+	t->fs = over;
+	t->label = strdup(over->name);
+	if (over->overlay_on) {
+		if (!mgb_kernel_has_fs("overlay")) {
+			mgb_err(err, "this kernel has no overlayfs (CONFIG_OVERLAY_FS, or its module)");
+			return -EOPNOTSUPP;
+		}
+		fs = mgb_fs_type_find(over->overlay_on); /* the layers' filesystem, made as its own row is */
+	}
+	source = fs->name;
 	if (!s->tmpdir)
 		return mgb_err(err, "no scratch session");
 	s->serial++;
@@ -188,7 +285,14 @@ int mgb_target_scratch(struct mgb_session *s, const struct mgb_fs_type *fs, stru
 	t->mounted = true;
 	if (loopfd >= 0)
 		close(loopfd); /* the mount now holds the device; it detaches when unmounted */
-	t->path = strdup(t->mnt);
+	if (over->overlay_on) {
+		int r = mount_overlay(t, err);
+
+		if (r < 0)
+			return r;
+	} else {
+		t->path = strdup(t->mnt);
+	}
 	describe_mount(t->path, t);
 	t->setup_s = (mgb_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 	return 0;
@@ -278,6 +382,11 @@ void mgb_target_down(struct mgb_target *t)
 		remove_dir_target(t);
 	if (t->parentfd > 0)
 		close(t->parentfd);
+	if (t->overlay_mounted && t->path && umount2(t->path, 0) < 0) {
+		fprintf(stderr, "mgbench: unmounting %s: %s; detaching it lazily\n", t->path, strerror(errno));
+		umount2(t->path, MNT_DETACH);
+	}
+	t->overlay_mounted = false;
 	if (t->mounted) {
 		/* Busy: say so, and detach it lazily (the namespace removes it at exit anyway). */
 		if (umount2(t->mnt, 0) < 0) {
@@ -298,5 +407,7 @@ void mgb_target_down(struct mgb_target *t)
 	free(t->fstype);
 	free(t->mkfs_cmd);
 	free(t->name);
+	free(t->upper_fstype);
+	free(t->overlay_options);
 	memset(t, 0, sizeof(*t));
 }

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Integration: overlayfs, the seeds' sixth filesystem.  The overlay targets mgbench makes (layers
+ * on a fresh ext4 or tmpfs) and a --dir on an overlay someone mounted: the stamps are the upper
+ * layer's inodes', so the multigrain evidence and the tracepoint counts must watch the upper
+ * layer's device, and the document says which device that was.  Before, the probe filtered on
+ * the overlay's own device and saw "fill_mg_cmtime fired 0 times" beside 199 distinct ctimes.
+ */
+#include "config.h"
+#include "helpers.h"
+#include "util.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void check_cell(json_t *cell, const char *what)
+{
+	json_t *target = json_object_get(cell, "target");
+	const char *watched = t_str(target, "watched_device"), *own = t_str(target, "overlay.device");
+	json_t *ev = json_object_get(json_object_get(cell, "multigrain"), "evidence");
+	double fired = json_number_value(json_object_get(ev, "fill_mg_cmtime_events"));
+
+	T_CHECK(!strcmp(t_str(cell, "status") ?: "", "ok"), "%s: status %s: %s", what, t_str(cell, "status") ?: "?",
+		t_str(cell, "error") ?: "");
+	T_CHECK(!strcmp(t_str(target, "fstype") ?: "", "overlay"), "%s: the target is an overlay", what);
+	T_CHECK(watched && own && strcmp(watched, own), "%s: the device watched (%s) is not the overlay's own (%s)",
+		what, watched ?: "none", own ?: "none");
+	T_CHECK(fired > 0, "%s: the evidence counts fill_mg_cmtime on the upper inode: %g", what, fired);
+	T_CHECK(json_is_true(json_object_get(json_object_get(cell, "multigrain"), "in_effect")),
+		"%s: multigrain in effect", what);
+	T_CHECK(t_metric(cell, "ctime.distinct_ratio") > 0.99, "%s: every write+query distinct: %g", what,
+		t_metric(cell, "ctime.distinct_ratio"));
+}
+
+static void scratch_overlays(void)
+{
+	const char *path = t_result_path("overlay.json");
+	const char *args[] = { "run", "write", "--fs", "overlay-tmpfs,overlay-ext4", "--rounds", "2000", "-q", "-o",
+			       path, NULL };
+	struct t_output o;
+	json_t *doc;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "run on overlay-tmpfs,overlay-ext4: exit %d: %s", o.status, o.err);
+	doc = t_load(path);
+	check_cell(t_cell(doc, "write", "overlay-tmpfs"), "overlay-tmpfs");
+	check_cell(t_cell(doc, "write", "overlay-ext4"), "overlay-ext4");
+	T_CHECK(!strcmp(t_str(t_cell(doc, "write", "overlay-ext4"), "target.overlay.upper_fstype") ?: "", "ext4"),
+		"overlay-ext4's upper layer is ext4");
+	json_decref(doc);
+	t_output_free(&o);
+}
+
+/* An overlay mounted by hand (in this test's own mount namespace, which mgbench inherits). */
+static void dir_on_overlay(void)
+{
+	char base[600], p[700], data[2200], path[600];
+	const char *args[] = { "run", "write", "--dir", p, "--rounds", "2000", "-q", "-o", path, NULL };
+	struct t_output o;
+	json_t *doc;
+
+	snprintf(path, sizeof(path), "%s", t_result_path("overlay-dir.json")); /* t_result_path's buffer is reused */
+	snprintf(base, sizeof(base), "%s", t_result_path("ovl"));
+	mkdir(base, 0700);
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("mgbench-test", base, "tmpfs", 0, "size=64m")) {
+		T_CHECK(false, "a tmpfs in a namespace of our own: %s", strerror(errno));
+		return;
+	}
+	for (const char *d = "l\0u\0w\0m\0"; *d; d += 2) {
+		snprintf(p, sizeof(p), "%s/%s", base, d);
+		mkdir(p, 0755);
+	}
+	snprintf(data, sizeof(data), "lowerdir=%s/l,upperdir=%s/u,workdir=%s/w", base, base, base);
+	snprintf(p, sizeof(p), "%s/m", base);
+	T_CHECK(mount("overlay", p, "overlay", 0, data) == 0, "mount the overlay: %s", strerror(errno));
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "run --dir on an overlay: exit %d: %s", o.status, o.err);
+	doc = t_load(path);
+	check_cell(t_cell(doc, "write", "dir"), "--dir on an overlay");
+	json_decref(doc);
+	t_output_free(&o);
+	umount2(p, MNT_DETACH);
+	umount2(base, MNT_DETACH);
+	rmdir(base);
+}
+
+static void listed(void)
+{
+	const char *args[] = { "list", NULL };
+	struct t_output o;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0 && strstr(o.out, "overlay-ext4") && strstr(o.out, "overlay-btrfs"),
+		"mgbench list names the overlay targets: %s", o.out);
+	t_output_free(&o);
+}
+
+int main(void)
+{
+	t_require(&(struct t_needs){ .root = true, .filesystems = "overlay,ext4,tmpfs" });
+	T_RUN(listed());
+	T_RUN(scratch_overlays());
+	T_RUN(dir_on_overlay());
+	t_cleanup();
+	return t_result();
+}
