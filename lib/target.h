@@ -48,6 +48,18 @@ struct mgb_session {
 int mgb_session_begin(struct mgb_session *s, bool scratch, char *err);
 void mgb_session_end(struct mgb_session *s);
 
+/* What an overlay did with a file's stamps as it copied the file up (lib/target/overlay.c). */
+struct mgb_copy_up {
+	bool probed;        /* a file with known stamps was made in the lower layer */
+	bool lower_shown;   /* before any change the overlay showed the lower file's stamps */
+	bool copied_up;     /* a chmod through the overlay copied it to the upper layer */
+	bool mtime_kept;    /* that copy kept the lower file's mtime */
+	bool ctime_moved;   /* and gave it a new ctime */
+	bool written;       /* then a write through the overlay */
+	bool matches_upper; /* after each, the overlay's mtime and ctime are the upper inode's */
+	bool nsec_ok;       /* every tv_nsec read, overlay's, upper's and lower's, below 1e9 */
+};
+
 struct mgb_target {
 	const struct mgb_fs_type *fs; /* NULL for a --dir target */
 	char *label;       /* "ext4", or "dir" */
@@ -66,6 +78,7 @@ struct mgb_target {
 	char *upper_fstype;
 	char *overlay_options;
 	bool overlay_mounted;
+	struct mgb_copy_up copy_up; /* a scratch overlay target's copy-up probe */
 	bool mounted;
 	bool made_path;    /* path was created by us (remove at teardown) */
 	/* a --dir target: the directory it was made in and itself, held open (0 in a zeroed struct:
@@ -84,6 +97,9 @@ int mgb_target_scratch(struct mgb_session *s, const struct mgb_fs_type *fs, stru
 int mgb_target_dir(const char *dir, struct mgb_target *t, char *err);
 /* Remove files, unmount, detach; safe to call on a half-made target and twice. */
 void mgb_target_down(struct mgb_target *t);
+
+/* On a scratch overlay target: copy a file with known stamps up, and compare stamps. */
+void mgb_overlay_copy_up_probe(struct mgb_target *t);
 
 /* Attach an image file to a free loop device with autoclear; returns the open loop fd. */
 int mgb_loop_attach(const char *image, char **devname, char *err);

@@ -51,6 +51,18 @@ static void scratch_overlays(void)
 	check_cell(t_cell(doc, "write", "overlay-ext4"), "overlay-ext4");
 	T_CHECK(!strcmp(t_str(t_cell(doc, "write", "overlay-ext4"), "target.overlay.upper_fstype") ?: "", "ext4"),
 		"overlay-ext4's upper layer is ext4");
+	/* mainline (this host): a copy-up keeps the lower mtime, and the overlay shows the upper
+	 * inode's stamps as they are, every tv_nsec below 1e9 */
+	for (int i = 0; i < 2; i++) {
+		json_t *c = json_object_get(json_object_get(json_object_get(t_cell(doc, "write", i ? "overlay-ext4" : "overlay-tmpfs"),
+									    "target"), "overlay"), "copy_up");
+		static const char *const keys[] = { "lower_shown", "copied_up", "mtime_kept", "ctime_moved", "written",
+						    "matches_upper", "nsec_below_1e9" };
+
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			T_CHECK(json_is_true(json_object_get(c, keys[k])), "copy-up probe: %s on %s", keys[k],
+				i ? "overlay-ext4" : "overlay-tmpfs");
+	}
 	json_decref(doc);
 	t_output_free(&o);
 }

@@ -27,9 +27,17 @@ static json_t *target_json(const struct mgb_target *t)
 	json_object_set_new(j, "watched_device", json_string(dev));
 	if (t->overlay_dev_major || t->overlay_dev_minor) {
 		snprintf(dev, sizeof(dev), "%u:%u", t->overlay_dev_major, t->overlay_dev_minor);
+		const struct mgb_copy_up *c = &t->copy_up;
+
 		json_object_set_new(j, "overlay", MGB_JSON_PACK("{s:s, s:o?, s:o?}", "device", dev,
 							    "upper_fstype", t->upper_fstype ? mgb_json_text(t->upper_fstype) : NULL,
 							    "options", t->overlay_options ? mgb_json_text(t->overlay_options) : NULL));
+		if (c->probed)
+			json_object_set_new(json_object_get(j, "overlay"), "copy_up",
+					    MGB_JSON_PACK("{s:b, s:b, s:b, s:b, s:b, s:b, s:b}", "lower_shown", c->lower_shown,
+							  "copied_up", c->copied_up, "mtime_kept", c->mtime_kept,
+							  "ctime_moved", c->ctime_moved, "written", c->written,
+							  "matches_upper", c->matches_upper, "nsec_below_1e9", c->nsec_ok));
 	}
 	return j;
 }

@@ -290,6 +290,7 @@ int mgb_target_scratch(struct mgb_session *s, const struct mgb_fs_type *fs, stru
 
 		if (r < 0)
 			return r;
+		mgb_overlay_copy_up_probe(t);
 	} else {
 		t->path = strdup(t->mnt);
 	}
