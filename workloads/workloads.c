@@ -15,6 +15,7 @@ extern const struct mgb_workload mgb_workload_statx06;
 extern const struct mgb_workload mgb_workload_ordering;
 extern const struct mgb_workload mgb_workload_revalidate;
 extern const struct mgb_workload mgb_workload_cost;
+extern const struct mgb_workload mgb_workload_read;
 
 const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_write,      /* distinct ctimes after queries */
@@ -26,6 +27,7 @@ const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_ordering,   /* ordering across inodes: the 6.6 revert */
 	&mgb_workload_revalidate, /* what a caching client misses */
 	&mgb_workload_cost,       /* what fine stamps cost a writer */
+	&mgb_workload_read,       /* what reads (atime updates) move */
 	NULL,
 };
 
