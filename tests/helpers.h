@@ -38,6 +38,17 @@ extern int t_failures;
 	} while (0)
 
 /*
+ * An assertion whose precondition is time or a CPU (a thread that ran, a rate reached, a runtime
+ * met) that the machine's load took away: not judged, neither passed nor failed, and said on one
+ * line ("NOT JUDGED file:line: why, with the figures") on stderr, in the test's log.  The test
+ * checks the precondition from what the run recorded, then either T_CHECKs or T_NOT_JUDGEDs.
+ * t_result() counts them in a TAP comment, and make check's summary lists them.
+ */
+#define T_NOT_JUDGED(...) t_not_judged(__FILE__, __LINE__, __VA_ARGS__)
+void t_not_judged(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+extern unsigned t_unjudged;
+
+/*
  * Start the case called name (a string that outlives it): the failures T_CHECK records from here
  * to t_case_end(), the next t_case() or t_result() make it "not ok".  Failures outside any case
  * are reported as a case of their own, named after the case they followed, so they are never
