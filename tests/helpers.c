@@ -531,8 +531,8 @@ double t_check_coarse_bound(json_t *doc, json_t *cell, const char *label, double
 	}
 	/* A floor that moved more often than there were rounds allows anything: say so, judge nothing. */
 	if (ticks + floor_moves + 3 >= rounds) {
-		fprintf(stderr, "%s: could not judge the coarse bound: %.1f ticks + %g floor moves (a busy machine) "
-			"allow all %g rounds to be distinct\n", label, ticks, floor_moves, rounds);
+		T_NOT_JUDGED("%s: the coarse bound: %.1f ticks + %g floor moves (a busy machine) allow all %g rounds "
+			     "to be distinct", label, ticks, floor_moves, rounds);
 		return floor_moves;
 	}
 	T_CHECK(distinct <= ticks + floor_moves + 3, "%s: %g distinct, more than %.1f ticks + %g floor moves allow",
