@@ -88,7 +88,18 @@ struct t_needs {
 	/* Takes minutes (guests, kernel builds, servers, sweeps): make check runs it, make
 	 * check-quick (MGB_CHECK_QUICK=1) skips it. */
 	bool slow;
+	/*
+	 * The time limit in seconds (LTP's max_runtime): 0 is T_RUNTIME_S, or T_RUNTIME_SLOW_S for a
+	 * slow test; $MGB_TIMEOUT_MUL scales it (a slower machine, sanitizers), 0 there lifts it.
+	 * The test runs in a process group of its own under a watchdog (this process); past the
+	 * limit the test fails ("Bail out! timed out"), its whole process group gets SIGTERM, then
+	 * SIGKILL 10 s later, and its temp dir is removed.  Whatever the test left running in its
+	 * group when it ended is killed as well.
+	 */
+	unsigned max_runtime_s;
 };
+#define T_RUNTIME_S 1200
+#define T_RUNTIME_SLOW_S 3600
 void t_require(const struct t_needs *needs);
 /* t_require() of root alone. */
 void t_require_root(void);
