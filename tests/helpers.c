@@ -461,6 +461,15 @@ static const char *test_tmpdir(void)
 		}
 		snprintf(scratch, sizeof(scratch), "%s/scratch", t_tmpdir);
 		mkdir(scratch, 0700);
+		/* make check's list of the suite's temp dirs: what tests/check-report looks under after it */
+		if (getenv("MGB_SUITE_TMPDIRS") && *getenv("MGB_SUITE_TMPDIRS")) {
+			int fd = open(getenv("MGB_SUITE_TMPDIRS"), O_WRONLY | O_APPEND | O_CLOEXEC);
+
+			if (fd >= 0) {
+				dprintf(fd, "%s\n", t_tmpdir);
+				close(fd);
+			}
+		}
 		setenv("TMPDIR", scratch, 1);
 		atexit(t_cleanup); /* every test removes its temp dir, however it returns */
 	}
