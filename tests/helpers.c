@@ -217,7 +217,7 @@ static bool stop_group(pid_t pid, bool *reaped, int *status, double grace_s)
 static void watch_runtime(unsigned secs)
 {
 	struct sigaction pass = { .sa_handler = pass_on }, alarm_sa = { .sa_handler = on_alarm };
-	pid_t parent = getpid(), pid;
+	pid_t parent = getpid(), pid, w;
 	bool reaped = false;
 	int status = 0;
 
@@ -242,11 +242,11 @@ static void watch_runtime(unsigned secs)
 	sigaction(SIGQUIT, &pass, NULL);
 	sigaction(SIGALRM, &alarm_sa, NULL); /* no SA_RESTART: waitpid returns EINTR */
 	alarm(secs);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR && !timed_out)
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR && !timed_out)
 		;
-	reaped = !timed_out;
+	reaped = w == pid;
 	alarm(0);
-	if (timed_out) {
+	if (!reaped) {
 		printf("Bail out! timed out after %u s (its time limit); its processes were stopped\n", secs);
 		fflush(stdout);
 		fprintf(stderr, "TIMEOUT: %s ran past its time limit of %u s (struct t_needs.max_runtime_s, "
@@ -259,6 +259,8 @@ static void watch_runtime(unsigned secs)
 	if (stop_group(pid, &reaped, &status, 10))
 		fprintf(stderr, "%s: processes of the test were still running after it ended: stopped\n",
 			program_invocation_short_name);
+	if (access(t_tmpdir, F_OK) == 0) /* a test killed by a signal (a crash) did not remove it */
+		t_cleanup();
 	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
