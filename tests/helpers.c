@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <math.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -21,6 +23,7 @@
 extern char **environ;
 
 int t_failures;
+unsigned t_unjudged;
 static char t_tmpdir[256];
 
 /* TAP: the case being run, the last one ended, how many were printed, and the failures counted
@@ -64,6 +67,18 @@ void t_case(const char *name)
 	failures_mark = (unsigned)t_failures;
 }
 
+void t_not_judged(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "NOT JUDGED %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	t_unjudged++;
+}
+
 int t_result(void)
 {
 	t_case_end();
@@ -71,6 +86,9 @@ int t_result(void)
 		print_case(!t_failures, program_invocation_short_name);
 	else
 		flush_outside();
+	if (t_unjudged)
+		printf("# %u assertion%s not judged: the load took away %s precondition (NOT JUDGED in the log)\n",
+		       t_unjudged, t_unjudged == 1 ? "" : "s", t_unjudged == 1 ? "its" : "their");
 	printf("1..%u\n", cases);
 	fflush(stdout);
 	return t_failures ? T_FAIL : T_PASS;
@@ -146,6 +164,116 @@ static void require_kernel_config(const char *const *options)
 	mgb_kconfig_free(&kc);
 }
 
+/*
+ * The watchdog: the test goes on in a child of its own process group; this process waits for it
+ * and never returns.  Signals that would stop the test (a terminal's ^C reaches this process,
+ * in make's process group) are passed on to its group.
+ */
+static pid_t watched;
+static const char *test_tmpdir(void);
+static volatile sig_atomic_t timed_out;
+
+static void pass_on(int sig)
+{
+	if (watched > 0)
+		kill(-watched, sig);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	timed_out = 1;
+}
+
+/* Reap the test if it has ended; true once its process group is empty. */
+static bool group_gone(pid_t pid, bool *reaped, int *status)
+{
+	if (!*reaped && waitpid(pid, status, WNOHANG) == pid)
+		*reaped = true;
+	return *reaped && kill(-pid, 0) < 0 && errno == ESRCH;
+}
+
+/* SIGTERM to the group, up to grace_s for it to go, then SIGKILL.  True if anything was left. */
+static bool stop_group(pid_t pid, bool *reaped, int *status, double grace_s)
+{
+	double t0 = t_now_s();
+
+	if (group_gone(pid, reaped, status))
+		return false;
+	kill(-pid, SIGTERM);
+	kill(-pid, SIGCONT);
+	while (!group_gone(pid, reaped, status) && t_now_s() - t0 < grace_s)
+		usleep(100 * 1000);
+	kill(-pid, SIGKILL);
+	if (!*reaped)
+		waitpid(pid, status, 0);
+	*reaped = true;
+	/* killed processes of the group that the test had not reaped go to init: a moment */
+	while (!group_gone(pid, reaped, status) && t_now_s() - t0 < grace_s + 5)
+		usleep(50 * 1000);
+	return true;
+}
+
+static void watch_runtime(unsigned secs)
+{
+	struct sigaction pass = { .sa_handler = pass_on }, alarm_sa = { .sa_handler = on_alarm };
+	pid_t parent = getpid(), pid, w;
+	bool reaped = false;
+	int status = 0;
+
+	test_tmpdir(); /* made here, so the watchdog knows it and removes it after a timeout */
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "cannot fork the watchdog (%s): running without a time limit\n", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		mgb_proc_die_with(parent, SIGTERM);
+		return; /* the test goes on */
+	}
+	setpgid(pid, pid);
+	watched = pid;
+	sigaction(SIGINT, &pass, NULL);
+	sigaction(SIGTERM, &pass, NULL);
+	sigaction(SIGHUP, &pass, NULL);
+	sigaction(SIGQUIT, &pass, NULL);
+	sigaction(SIGALRM, &alarm_sa, NULL); /* no SA_RESTART: waitpid returns EINTR */
+	alarm(secs);
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR && !timed_out)
+		;
+	reaped = w == pid;
+	alarm(0);
+	if (!reaped) {
+		printf("Bail out! timed out after %u s (its time limit); its processes were stopped\n", secs);
+		fflush(stdout);
+		fprintf(stderr, "TIMEOUT: %s ran past its time limit of %u s (struct t_needs.max_runtime_s, "
+			"$MGB_TIMEOUT_MUL): SIGTERM to its process group, SIGKILL 10 s later\n",
+			program_invocation_short_name, secs);
+		stop_group(pid, &reaped, &status, 10);
+		t_cleanup();
+		_exit(T_FAIL);
+	}
+	if (stop_group(pid, &reaped, &status, 10))
+		fprintf(stderr, "%s: processes of the test were still running after it ended: stopped\n",
+			program_invocation_short_name);
+	if (access(t_tmpdir, F_OK) == 0) /* a test killed by a signal (a crash) did not remove it */
+		t_cleanup();
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+/* The limit a test gets, in seconds; 0: none. */
+static unsigned runtime_limit(const struct t_needs *needs)
+{
+	const char *mul = getenv("MGB_TIMEOUT_MUL");
+	double m = mul && *mul ? strtod(mul, NULL) : 1, secs;
+
+	secs = needs->max_runtime_s ? needs->max_runtime_s : needs->slow ? T_RUNTIME_SLOW_S : T_RUNTIME_S;
+	return m > 0 ? (unsigned)fmin(secs * m, 30 * 24 * 3600) : 0;
+}
+
 void t_require(const struct t_needs *needs)
 {
 	const char *quick = getenv("MGB_CHECK_QUICK");
@@ -166,7 +294,8 @@ void t_require(const struct t_needs *needs)
 			fprintf(stderr, "FAIL: %s missing (./bootstrap installs it)\n", **p ? *p : "a program configure did not find");
 			printf("Bail out! %s missing (./bootstrap installs it)\n", **p ? *p : "a program");
 			exit(T_FAIL);
-		}
+		}	if (runtime_limit(needs))
+		watch_runtime(runtime_limit(needs));
 }
 
 void t_require_root(void)
@@ -334,6 +463,15 @@ static const char *test_tmpdir(void)
 		}
 		snprintf(scratch, sizeof(scratch), "%s/scratch", t_tmpdir);
 		mkdir(scratch, 0700);
+		/* make check's list of the suite's temp dirs: what tests/check-report looks under after it */
+		if (getenv("MGB_SUITE_TMPDIRS") && *getenv("MGB_SUITE_TMPDIRS")) {
+			int fd = open(getenv("MGB_SUITE_TMPDIRS"), O_WRONLY | O_APPEND | O_CLOEXEC);
+
+			if (fd >= 0) {
+				dprintf(fd, "%s\n", t_tmpdir);
+				close(fd);
+			}
+		}
 		setenv("TMPDIR", scratch, 1);
 		atexit(t_cleanup); /* every test removes its temp dir, however it returns */
 	}
@@ -514,8 +652,8 @@ double t_check_coarse_bound(json_t *doc, json_t *cell, const char *label, double
 	}
 	/* A floor that moved more often than there were rounds allows anything: say so, judge nothing. */
 	if (ticks + floor_moves + 3 >= rounds) {
-		fprintf(stderr, "%s: could not judge the coarse bound: %.1f ticks + %g floor moves (a busy machine) "
-			"allow all %g rounds to be distinct\n", label, ticks, floor_moves, rounds);
+		T_NOT_JUDGED("%s: the coarse bound: %.1f ticks + %g floor moves (a busy machine) allow all %g rounds "
+			     "to be distinct", label, ticks, floor_moves, rounds);
 		return floor_moves;
 	}
 	T_CHECK(distinct <= ticks + floor_moves + 3, "%s: %g distinct, more than %.1f ticks + %g floor moves allow",

@@ -38,6 +38,17 @@ extern int t_failures;
 	} while (0)
 
 /*
+ * An assertion whose precondition is time or a CPU (a thread that ran, a rate reached, a runtime
+ * met) that the machine's load took away: not judged, neither passed nor failed, and said on one
+ * line ("NOT JUDGED file:line: why, with the figures") on stderr, in the test's log.  The test
+ * checks the precondition from what the run recorded, then either T_CHECKs or T_NOT_JUDGEDs.
+ * t_result() counts them in a TAP comment, and make check's summary lists them.
+ */
+#define T_NOT_JUDGED(...) t_not_judged(__FILE__, __LINE__, __VA_ARGS__)
+void t_not_judged(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+extern unsigned t_unjudged;
+
+/*
  * Start the case called name (a string that outlives it): the failures T_CHECK records from here
  * to t_case_end(), the next t_case() or t_result() make it "not ok".  Failures outside any case
  * are reported as a case of their own, named after the case they followed, so they are never
@@ -77,7 +88,18 @@ struct t_needs {
 	/* Takes minutes (guests, kernel builds, servers, sweeps): make check runs it, make
 	 * check-quick (MGB_CHECK_QUICK=1) skips it. */
 	bool slow;
+	/*
+	 * The time limit in seconds (LTP's max_runtime): 0 is T_RUNTIME_S, or T_RUNTIME_SLOW_S for a
+	 * slow test; $MGB_TIMEOUT_MUL scales it (a slower machine, sanitizers), 0 there lifts it.
+	 * The test runs in a process group of its own under a watchdog (this process); past the
+	 * limit the test fails ("Bail out! timed out"), its whole process group gets SIGTERM, then
+	 * SIGKILL 10 s later, and its temp dir is removed.  Whatever the test left running in its
+	 * group when it ended is killed as well.
+	 */
+	unsigned max_runtime_s;
 };
+#define T_RUNTIME_S 1200
+#define T_RUNTIME_SLOW_S 3600
 void t_require(const struct t_needs *needs);
 /* t_require() of root alone. */
 void t_require_root(void);

@@ -156,6 +156,8 @@ int main(void)
 				"mgbench-report.1", "mgbench-plot.1", "mgbench-vm.1", "mgbench-kernel.1", "mgbench-kernel-bisect.1", "mgbench-json.5",
 				"mgbench-workloads.7", "workloads.d/00-head.roff" };
 
+	t_require(&(struct t_needs){ 0 }); /* no needs: the default time limit */
+
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		T_RUN(check_command(src, commands[i][0], commands[i][1], commands[i][2]));
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)

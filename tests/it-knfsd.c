@@ -239,10 +239,11 @@ int main(void)
 {
 	struct t_host before;
 
+	/* the time limit allows for guests booted under TCG where there is no KVM */
 	t_require(&(struct t_needs){ .root = true, .libnfs = true, .slow = true,
 				     .programs = (const char *const[]){ "qemu-system-x86_64", "/usr/sbin/rpc.nfsd",
 									"/usr/sbin/rpc.mountd", "/usr/sbin/nfsdcld",
-									"/usr/sbin/rpcbind", NULL } });
+									"/usr/sbin/rpcbind", NULL }, .max_runtime_s = 7200 });
 	t_host_snapshot(&before);
 	T_RUN(host_unsupported());
 	T_RUN(host_no_client());

@@ -111,8 +111,8 @@ static void run_variant(const char *variant, const char *fs_list, const char *se
 
 		/* the control says something only when others' updates cannot reach the bound alone */
 		if (json_is_integer(updates) && !(noise < rounds / 2))
-			fprintf(stderr, "ramfs: could not judge the control: %g multigrain updates by other "
-				"processes in an interval as long as the cell's (%lld in the cell)\n", noise,
+			T_NOT_JUDGED("ramfs, the control: %g multigrain updates by other processes in an interval "
+				     "as long as the cell's (%lld in the cell)", noise,
 				(long long)json_integer_value(updates));
 		else if (json_is_integer(updates))
 			T_CHECK((double)json_integer_value(updates) < 2 * rounds,

@@ -30,9 +30,17 @@ static void run_mask(const char *mask)
 		T_CHECK(t_metric(cell, "queries") == 40000, "%s %s: 2 threads x 20000 queries, got %g", fs, mask,
 			t_metric(cell, "queries"));
 		T_CHECK(t_metric(cell, "queries_per_s") > 0, "%s queries/s", fs);
-		T_CHECK(t_metric(cell, "writer_writes") > 0, "%s writer wrote", fs);
+		/* the writer runs while the queries do: on a busy machine they may all be done before
+		 * it has had a CPU */
+		if (t_metric(cell, "writer_writes") == 0)
+			T_NOT_JUDGED("%s %s: the writer had no CPU in the queries' %g ms: whether it wrote, and whether "
+				     "the queries saw its changes", fs, mask, t_metric(cell, "elapsed_ns") / 1e6);
+		else
+			T_CHECK(t_metric(cell, "writer_writes") > 0, "%s writer wrote", fs);
 		if (!strcmp(mask, "times")) {
-			T_CHECK(t_metric(cell, "ctime_changes_seen") > 0, "%s: queries see the writer's changes", fs);
+			if (t_metric(cell, "writer_writes") > 0)
+				T_CHECK(t_metric(cell, "ctime_changes_seen") > 0, "%s: queries see the writer's %g changes",
+					fs, t_metric(cell, "writer_writes"));
 			/* The kernel's view: every times query took the multigrain getattr path. */
 			T_CHECK(t_metric(cell, "mg_queries") >= 40000, "%s: %g of 40000 queries took the multigrain path",
 				fs, t_metric(cell, "mg_queries"));

@@ -107,7 +107,7 @@ static void run_statx06(const char *wait, const char *ticks, const char *rounds)
 					"%s: current groups took %g fine stamps in %g rounds that needed one", mg[i],
 					t_metric(cell, "all.current.fine_stamps"), in_tick);
 			else
-				fprintf(stderr, "%s: current groups not judged: %g of %g rounds in one tick\n", mg[i],
+				T_NOT_JUDGED("%s: current groups: only %g of %g rounds in one tick", mg[i],
 					in_tick, 2 * n);
 		}
 		/* Only on a quiet machine: others' fine stamps lift the floor, and a lifted coarse
@@ -118,7 +118,7 @@ static void run_statx06(const char *wait, const char *ticks, const char *rounds)
 				"%s: armed groups took %g fine stamps in %g rounds (the 2023 rule?)", mg[i],
 				t_metric(cell, "all.armed.fine_stamps"), 2 * n);
 		else
-			fprintf(stderr, "%s: armed groups not judged: %g fine stamps on the machine meanwhile\n", mg[i],
+			T_NOT_JUDGED("%s: armed groups: %g fine stamps on the machine meanwhile", mg[i],
 				group_metric(cell, "write.armed", "fine_stamps_global") +
 					group_metric(cell, "chmod.armed", "fine_stamps_global"));
 		/* With no wait the fine stamp is later than the coarse clock for the rest of the tick. */

@@ -72,9 +72,10 @@ int main(void)
 {
 	struct t_host before;
 
+	/* the time limit allows for guests booted under TCG where there is no KVM */
 	t_require(&(struct t_needs){ .root = true, .libnfs = true, .slow = true,
 				     .programs = (const char *const[]){ "qemu-system-x86_64", "/usr/bin/ganesha.nfsd",
-									"/usr/sbin/rpcbind", NULL } });
+									"/usr/sbin/rpcbind", NULL }, .max_runtime_s = 7200 });
 	t_host_snapshot(&before);
 	T_RUN(guest_write());
 	t_host_check_clean(&before, "after the guest's ganesha runs");

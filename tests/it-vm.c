@@ -190,7 +190,8 @@ int main(void)
 	json_t *doc;
 	FILE *f;
 
-	t_require(&(struct t_needs){ .root = true, .slow = true });
+	/* the time limit allows for guests booted under TCG where there is no KVM */
+	t_require(&(struct t_needs){ .root = true, .slow = true, .max_runtime_s = 7200 });
 	t_host_snapshot(&before);
 
 	/* not a kernel: refused before anything boots */

@@ -14,7 +14,8 @@
 /* A trimmed fio-3.33 --output-format=json document: the keys the reader uses. */
 #define FIO_DOC                                                                                \
 	"{\n  \"fio version\" : \"fio-3.33\",\n  \"jobs\" : [\n    {\n      \"jobname\" : \"cost\",\n" \
-	"      \"error\" : 0,\n      \"write\" : {\n        \"total_ios\" : 20000,\n"                 \
+	"      \"error\" : 0,\n      \"usr_cpu\" : 21.5,\n      \"sys_cpu\" : 70.25,\n"                 \
+	"      \"write\" : {\n        \"total_ios\" : 20000,\n"                                          \
 	"        \"iops\" : 357142.857143,\n        \"runtime\" : 56,\n        \"clat_ns\" : {\n"      \
 	"          \"mean\" : 2148.5,\n          \"percentile\" : {\n            \"50.000000\" : 1352,\n" \
 	"            \"90.000000\" : 1800,\n            \"99.000000\" : 4704,\n"                      \
@@ -51,6 +52,7 @@ int main(void)
 	T_CHECK(r.clat_mean_ns == 2148.5 && r.clat_p50_ns == 1352 && r.clat_p99_9_ns == 58112, "clat mean %g p50 %g p99.9 %g",
 		r.clat_mean_ns, r.clat_p50_ns, r.clat_p99_9_ns);
 	T_CHECK(!strcmp(r.version, "fio-3.33") && !r.preamble, "version %s, no warnings", r.version);
+	T_CHECK(fabs(r.cpu_ratio - 0.9175) < 1e-9, "the job's CPU share: %g", r.cpu_ratio);
 	mgb_fio_result_free(&r);
 
 	/* Warnings above the JSON, one of them holding braces (not at the line's start), one below */

@@ -753,6 +753,41 @@ static int lock_key(const char *path)
 	return -1;
 }
 
+/*
+ * The shared work tree's lock, held for a compile.  Its holder writes in it whose build it is and
+ * since when, so that a build that has to wait says so, once, instead of sitting silent.
+ */
+static int lock_build(const char *path, const struct job *j)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), saved;
+	char who[512], when[32];
+	time_t now;
+	struct tm tm;
+
+	if (fd >= 0) {
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK && !j->b->quiet) {
+			ssize_t n = pread(fd, who, sizeof(who) - 1, 0);
+
+			who[n > 0 ? n : 0] = '\0';
+			who[strcspn(who, "\n")] = '\0';
+			fprintf(stderr, "mgbench kernel: waiting for another kernel build, which holds the work tree (%s): %s\n",
+				path, *who ? who : "it does not say whose");
+		}
+		close(fd); /* and with it a lock it may just have got: lock_key takes it for good */
+	}
+	if ((fd = lock_key(path)) < 0)
+		return -1;
+	now = time(NULL);
+	if (!localtime_r(&now, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm))
+		snprintf(when, sizeof(when), "%lld", (long long)now);
+	saved = errno;
+	if (ftruncate(fd, 0) == 0)
+		dprintf(fd, "pid %d building %s (%s%s) since %s\n", (int)getpid(), j->src.label, j->src.version,
+			j->npatches ? " + patches" : "", when);
+	errno = saved;
+	return fd;
+}
+
 static void unlock_key(const char *path, int fd)
 {
 	if (fd < 0)
@@ -932,8 +967,9 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 				j.npatches ? " + patches" : "", b->jobs);
 		/* one compile at a time, whatever its key: it has every CPU, and the work directory is
 		 * the same for all (ccache's hits need the same paths) */
-		if ((buildfd = lock_key(buildlock)) < 0) {
-			mgb_err(err, "cannot lock %s: %s", buildlock, strerror(errno));
+		if ((buildfd = lock_build(buildlock, &j)) < 0) {
+			if (!stopped(err))
+				mgb_err(err, "cannot lock %s: %s", buildlock, strerror(errno));
 			goto out;
 		}
 		rc = build(&j, err);

@@ -220,7 +220,9 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 	struct lat_stats *lat = c->fio ? NULL : malloc(sizeof(*lat));
 	json_t *clat;
 	uint64_t done = 0, polls0, polls;
-	int64_t t0, wall, load_ns;
+	int64_t t0, wall, load_ns, writer_cpu, poller_cpu;
+	clockid_t poller_clock;
+	bool polled_cpu = k == KIND_SIZE || k == KIND_CTIME;
 	int r = 0;
 
 	if (!c->fio && !lat)
@@ -256,6 +258,10 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 		cost_stirrer_begin(&stirrer);
 	/* the queries of the window only: not those while the counters were set up and read */
 	polls0 = atomic_load(&poller.polls);
+	if (polled && pthread_getcpuclockid(poller.tid, &poller_clock) != 0)
+		polled_cpu = false;
+	poller_cpu = polled_cpu ? mgb_clock_ns(poller_clock) : 0;
+	writer_cpu = mgb_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
 	if (c->fio) {
 		r = cost_fio_load(c, &res);
@@ -271,6 +277,8 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 	 */
 	wall = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
 	polls = atomic_load(&poller.polls) - polls0;
+	writer_cpu = mgb_clock_ns(CLOCK_THREAD_CPUTIME_ID) - writer_cpu;
+	poller_cpu = polled_cpu ? mgb_clock_ns(poller_clock) - poller_cpu : 0;
 	load_ns = c->fio ? res.runtime_ns : wall;
 	mgb_mg_counters_read(&mg1);
 	be1 = mgb_be_counts(be);
@@ -311,6 +319,15 @@ static int run_phase(struct cost_cell *c, enum cost_kind k, json_t *phases, int 
 					      mgb_mg_counters_delta_json(&mg0, &mg1), "counters", counters, "inode", inode,
 					      "fio", c->fio ? mgb_fio_result_json(&res) : json_null(), "write_clat_ns", clat));
 		json_object_set_new(json_array_get(phases, json_array_size(phases) - 1), "backend", backend);
+		/*
+		 * The CPU time the writer (the builtin load's thread; fio is a process of its own) and
+		 * the poller had in the window: when their sum is not well above the window, they took
+		 * turns on one CPU rather than ran side by side, and few writes could follow a query.
+		 */
+		json_object_set_new(json_array_get(phases, json_array_size(phases) - 1), "cpu_ns",
+				    MGB_JSON_PACK("{s:o, s:o}", "writer",
+						  c->fio ? json_null() : json_integer((json_int_t)writer_cpu), "poller",
+						  polled_cpu ? json_integer((json_int_t)poller_cpu) : json_null()));
 		/* the other process's own counts: whether it had a CPU at all in this window */
 		if (other)
 			json_object_set_new(json_array_get(phases, json_array_size(phases) - 1), "other_process", other);

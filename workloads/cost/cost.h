@@ -104,10 +104,12 @@ struct cost_stirrer {
 	pid_t pid;
 	struct cost_stirrer_counts *shared; /* counted by the other process */
 	uint64_t rounds0, changes0;         /* at the window's start */
+	clockid_t cpu_clock;                /* its CPU time, when cpu0 >= 0 */
+	int64_t cpu0;
 };
 int cost_stirrer_start(struct cost_cell *c, struct cost_stirrer *s);
 void cost_stirrer_begin(struct cost_stirrer *s);
-/* {rounds, ctime_changes, rounds_per_s, ctime_changes_per_s} since cost_stirrer_begin */
+/* {rounds, ctime_changes, rounds_per_s, ctime_changes_per_s, cpu_ns} since cost_stirrer_begin */
 json_t *cost_stirrer_end(const struct cost_stirrer *s, int64_t elapsed_ns);
 void cost_stirrer_stop(struct cost_stirrer *s); /* also after a failed start */
 

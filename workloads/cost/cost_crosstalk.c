@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <signal.h>
+#include <time.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -106,6 +107,7 @@ void cost_stirrer_begin(struct cost_stirrer *s)
 {
 	s->rounds0 = atomic_load(&s->shared->rounds);
 	s->changes0 = atomic_load(&s->shared->ctime_changes);
+	s->cpu0 = clock_getcpuclockid(s->pid, &s->cpu_clock) == 0 ? mgb_clock_ns(s->cpu_clock) : -1;
 }
 
 json_t *cost_stirrer_end(const struct cost_stirrer *s, int64_t elapsed_ns)
@@ -113,9 +115,12 @@ json_t *cost_stirrer_end(const struct cost_stirrer *s, int64_t elapsed_ns)
 	uint64_t rounds = atomic_load(&s->shared->rounds) - s->rounds0;
 	uint64_t changes = atomic_load(&s->shared->ctime_changes) - s->changes0;
 
-	return MGB_JSON_PACK("{s:I, s:I, s:f, s:f}", "rounds", (json_int_t)rounds, "ctime_changes",
+	/* its CPU time in the window: whether it ran beside the measured writer or took turns with it */
+	json_t *cpu = s->cpu0 >= 0 ? json_integer((json_int_t)(mgb_clock_ns(s->cpu_clock) - s->cpu0)) : json_null();
+
+	return MGB_JSON_PACK("{s:I, s:I, s:f, s:f, s:o}", "rounds", (json_int_t)rounds, "ctime_changes",
 			     (json_int_t)changes, "rounds_per_s", mgb_per_s(rounds, elapsed_ns), "ctime_changes_per_s",
-			     mgb_per_s(changes, elapsed_ns));
+			     mgb_per_s(changes, elapsed_ns), "cpu_ns", cpu);
 }
 
 void cost_stirrer_stop(struct cost_stirrer *s)

@@ -158,6 +158,11 @@ int mgb_fio_parse(const char *text, size_t len, struct mgb_fio_result *r, char *
 	r->clat_p90_ns = percentile(clat, "90.000000");
 	r->clat_p99_ns = percentile(clat, "99.000000");
 	r->clat_p99_9_ns = percentile(clat, "99.900000");
+	/* a job that had the CPU for less than its run was kept waiting (a busy machine) or blocked */
+	r->cpu_ratio = json_is_number(json_object_get(job, "usr_cpu")) && json_is_number(json_object_get(job, "sys_cpu"))
+			       ? (json_number_value(json_object_get(job, "usr_cpu")) +
+				  json_number_value(json_object_get(job, "sys_cpu"))) / 100
+			       : NAN;
 	/* Warnings above the JSON (and any below it) are kept for the cell, never parsed. */
 	{
 		char *above = trimmed(text, (size_t)(start - text));
@@ -370,7 +375,8 @@ json_t *mgb_fio_result_json(const struct mgb_fio_result *r)
 	json_object_set_new(clat, "p90", isnan(r->clat_p90_ns) ? json_null() : json_real(r->clat_p90_ns));
 	json_object_set_new(clat, "p99", isnan(r->clat_p99_ns) ? json_null() : json_real(r->clat_p99_ns));
 	json_object_set_new(clat, "p99_9", isnan(r->clat_p99_9_ns) ? json_null() : json_real(r->clat_p99_9_ns));
-	return MGB_JSON_PACK("{s:I, s:f, s:I, s:o, s:o}", "write_ios", (json_int_t)r->write_ios, "write_iops",
-			     r->write_iops, "runtime_ns", (json_int_t)r->runtime_ns, "write_clat_ns", clat, "warnings",
+	return MGB_JSON_PACK("{s:I, s:f, s:I, s:o, s:o, s:o}", "write_ios", (json_int_t)r->write_ios, "write_iops",
+			     r->write_iops, "runtime_ns", (json_int_t)r->runtime_ns, "cpu_ratio",
+			     isnan(r->cpu_ratio) ? json_null() : json_real(r->cpu_ratio), "write_clat_ns", clat, "warnings",
 			     r->preamble ? mgb_json_text(r->preamble) : json_null());
 }

@@ -19,6 +19,7 @@ struct mgb_fio_result {
 	int64_t runtime_ns;   /* write.runtime (ms) */
 	double clat_mean_ns;  /* write.clat_ns.mean */
 	double clat_p50_ns, clat_p90_ns, clat_p99_ns, clat_p99_9_ns; /* NAN when fio gave none */
+	double cpu_ratio;     /* (usr_cpu + sys_cpu) / 100: the share of its run the job had a CPU; NAN if none */
 	char *preamble;       /* text fio printed above its JSON (warnings), or NULL; free() it */
 };
 
@@ -52,7 +53,7 @@ int mgb_fio_filename_env(const char *name, const char *path, char *out, size_t l
 int mgb_fio_run(const char *fio, const char *jobfile, const char *const env[], const char *workdir,
 		struct mgb_fio_result *r, char *err);
 
-/* The result as the JSON a cell records: write_ios, write_iops, runtime_ns, write_clat_ns{...}. */
+/* The result as the JSON a cell records: write_ios, write_iops, runtime_ns, cpu_ratio, write_clat_ns{...}. */
 json_t *mgb_fio_result_json(const struct mgb_fio_result *r);
 
 #endif
