@@ -276,4 +276,35 @@ check "the controller step alone names an invalid document and exits 0" sh -c '
 		--baseline node1 --baseline node2 --baseline node3 --dev node1-dev >"$2/invalid.txt" 2>&1 &&
 	grep -q "node1-dev .*invalid" "$2/invalid.txt" && grep -q "node1 -> node1-dev: not compared" "$2/invalid.txt"' \
 	sh "$srcdir" "$R" "$MGBENCH"
+
+# A host name that would put its results outside the results directory is refused by the role
+# before anything is written, and named by the controller step; the others go on.
+cat >"$T/hostile.yml" <<EOF
+all:
+  vars: {ansible_host: 127.0.0.1, ansible_port: $port3, ansible_user: root}
+  children:
+    baseline:
+      hosts:
+        ../escaped: {}
+        plain: {}
+    dev:
+      hosts:
+        ../escaped-dev: {}
+EOF
+mkdir -p "$T/hostile"
+ansible-playbook -i "$T/hostile.yml" -e "@$T/vars.json" -e "mgbench_results_dir=$T/hostile/results" \
+	"$srcdir/contrib/ansible/mgbench.yml" >"$T/hostile.log" 2>&1
+rc=$?
+cat "$T/hostile.log" >&2
+check "a hostile host name fails the play (exit $rc)" [ $rc != 0 ]
+check "a hostile host name writes nothing outside the results directory" \
+	sh -c '[ "$(ls "$1/hostile")" = results ] && [ ! -e "$1/escaped" ] && [ ! -e "$1/escaped-dev" ]' sh "$T"
+check "a hostile host name is refused by name" grep -q "host name .*\.\./escaped.* cannot name a directory" "$T/hostile.log"
+check "the controller step still reports, naming the refused hosts" \
+	grep -q "^  \.\./escaped  *baseline refused" "$T/hostile/results/compare/report.txt"
+check "the other host is still tried" grep -q "^  plain  *baseline unreachable" "$T/hostile/results/compare/report.txt"
+
+# The controller step alone on hostile and broken documents (deep nesting, hostile names, escapes).
+check "the controller step on hostile input (tests/it-fleet-compare.sh)" \
+	env srcdir="$srcdir" MGBENCH="$MGBENCH" sh "$srcdir/tests/it-fleet-compare.sh"
 exit $fail
