@@ -8,7 +8,11 @@
 #   host is "invalid", the other pair is still compared, the exit is not 1 ("regression");
 # - host names with '/' or '..': refused, no crash, nothing read or written outside RESULTS;
 # - a node's kernel.release with ESC/OSC sequences, a newline, '|', HTML and a javascript: link:
-#   escaped in stdout and report.txt, inside code spans in report.md.
+#   escaped in stdout and report.txt, inside code spans in report.md;
+# - the gate, judged per pair: a regression exits 1; a misspelt metric 2 (even beside a regression);
+#   a gated pair that cannot be judged (a failed host, no twin, no cell in common, a rate with one
+#   document a side) 3, never 0 or 1; two healthy pairs on different kernels pass; a missing
+#   controller mgbench is a usage error, not a traceback.
 # Exit 0 pass, 1 fail, 77 skip.
 set -u
 
@@ -30,7 +34,7 @@ check() { # check DESCRIPTION COMMAND...
 command -v python3 >/dev/null 2>&1 || { say "skip: python3 not installed"; exit 77; }
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/mgbench-it-fleet-compare.XXXXXX") || exit 1
-trap ':' EXIT
+trap 'rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 
 for fs in tmpfs ramfs; do
@@ -136,7 +140,7 @@ for line in t.split("\n"):
     if bad or "<" in rest or "javascript" in rest or "injected" in rest or "evil" in rest:
         print("outside a code span: %r" % line)
         ok = False
-    if line.startswith("#") and line not in ("# mgbench fleet report", "## Pairs", "## All hosts", "## Faults") \
+    if line.startswith("#") and line not in ("# mgbench fleet report", "## Pairs", "## All hosts (not gated)", "## Faults") \
             and not line.startswith("### "):
         print("a heading of its own: %r" % line)
         ok = False
@@ -145,4 +149,53 @@ for line in t.split("\n"):
         ok = False
 sys.exit(0 if ok else 1)
 EOF
+# --- the gate -----------------------------------------------------------------------------------
+"$MGBENCH" run stat --fs tmpfs --rounds 100 -q -o "$T/stat.json" || { say "FAIL: mgbench run stat"; exit 1; }
+gate() { # gate NAME EXPECTED-EXIT GATE HOST:DOC... : lay out RESULTS, run the controller step
+	name=$1 want=$2 metrics=$3
+	shift 3
+	R=$T/gate-$name/results
+	set -- "$@"
+	argv=""
+	for hd in "$@"; do
+		h=${hd%%:*} d=${hd#*:}
+		mkdir -p "$R/$h"
+		case $d in
+		failed) printf '{"state": "failed", "step": "Run mgbench", "message": "boom"}\n' >"$R/$h/status.json" ;;
+		*) cp "$T/$d.json" "$R/$h/mgbench.json" ;;
+		esac
+		case $h in *-dev) argv="$argv --dev $h" ;; *) argv="$argv --baseline $h" ;; esac
+	done
+	# shellcheck disable=SC2086
+	fc "$T/gate-$name.out" --results "$R" --fail-on-regression "$metrics" $argv
+	rc=$?
+	check "gate $name: exit $want (exit $rc)" [ $rc = "$want" ]
+	check "gate $name: no traceback" sh -c '! grep -q Traceback "$1"' sh "$T/gate-$name.out"
+	[ $rc = "$want" ] || cat "$T/gate-$name.out" >&2
+}
+gate regression 1 ctime.distinct_ratio a:tmpfs a-dev:ramfs
+check "gate regression: named" grep -q "^verdict: REGRESSION in a -> a-dev" "$T/gate-regression.out"
+gate typo 2 distinctt a:tmpfs a-dev:ramfs
+check "gate typo: named" grep -q "GATE ERROR: no pair has a metric named 'distinctt'" "$T/gate-typo.out"
+gate typo-beside 2 distinct,distinctt a:tmpfs a-dev:ramfs
+gate failed-dev 3 distinct a:tmpfs a-dev:failed b:tmpfs b-dev:tmpfs
+check "gate failed-dev: the unjudged pair named" grep -q "^verdict: NOT JUDGED: a -> a-dev$" "$T/gate-failed-dev.out"
+check "gate failed-dev: the other pair passed" grep -A3 "b -> b-dev: compared" "$T/gate-failed-dev.out" | grep -q "gate distinct: passed"
+gate failed-beside-regression 1 distinct a:tmpfs a-dev:failed b:tmpfs b-dev:ramfs
+check "gate failed-beside-regression: both named" \
+	grep -q "^verdict: REGRESSION in b -> b-dev; NOT JUDGED: a -> a-dev$" "$T/gate-failed-beside-regression.out"
+gate no-twin 3 distinct a:tmpfs a-dev:tmpfs lone:tmpfs
+gate orphan-dev 3 distinct a:tmpfs a-dev:tmpfs stray-dev:tmpfs
+gate no-common-cell 3 distinct a:tmpfs a-dev:stat
+check "gate no-common-cell: not a regression" sh -c '! grep -q REGRESSION "$1"' sh "$T/gate-no-common-cell.out"
+gate rate-one-doc 3 writes_per_s a:tmpfs a-dev:tmpfs
+gate kernels-differ 0 distinct p:tmpfs p-dev:tmpfs q:ramfs q-dev:ramfs
+check "gate kernels-differ: passed in every pair" grep -q "^verdict: gate passed in every pair (2)" "$T/gate-kernels-differ.out"
+check "gate kernels-differ: all hosts is not gated" grep -q "^all hosts together (4 documents; not gated)" \
+	"$T/gate-kernels-differ.out"
+python3 "$FC" --results "$T/gate-regression/results" --mgbench "$T/no-such-mgbench" --baseline a --dev a-dev \
+	>"$T/nobin.out" 2>&1
+rc=$?
+check "no controller mgbench: a usage error (exit $rc)" [ $rc = 2 ]
+check "no controller mgbench: said so" grep -q "mgbench_controller_bin" "$T/nobin.out"
 exit $fail
