@@ -12,7 +12,10 @@
 # - the gate, judged per pair: a regression exits 1; a misspelt metric 2 (even beside a regression);
 #   a gated pair that cannot be judged (a failed host, no twin, no cell in common, a rate with one
 #   document a side) 3, never 0 or 1; two healthy pairs on different kernels pass; a missing
-#   controller mgbench is a usage error, not a traceback.
+#   controller mgbench is a usage error, not a traceback;
+# - stale and partial documents: --check-document (the role's reuse test) refuses another key, an
+#   interrupted run and a missing cell; the report calls an interrupted document incomplete,
+#   ignores a document left beside a failed run, and names a reused one.
 # Exit 0 pass, 1 fail, 77 skip.
 set -u
 
@@ -193,6 +196,43 @@ gate kernels-differ 0 distinct p:tmpfs p-dev:tmpfs q:ramfs q-dev:ramfs
 check "gate kernels-differ: passed in every pair" grep -q "^verdict: gate passed in every pair (2)" "$T/gate-kernels-differ.out"
 check "gate kernels-differ: all hosts is not gated" grep -q "^all hosts together (4 documents; not gated)" \
 	"$T/gate-kernels-differ.out"
+# --- stale and partial documents ------------------------------------------------------------------
+# --check-document: what the role asks before it reuses a document, and after it fetches one.
+R=$T/stale/results
+mkdir -p "$R/a" "$R/a-dev"
+cp "$T/tmpfs.json" "$R/a/mgbench.json"
+cp "$T/tmpfs.json" "$R/a-dev/mgbench.json"
+printf '{"state": "ok", "key": "k1", "complete": true, "expect_cells": 1}\n' >"$R/a/status.json"
+printf '{"state": "ok", "key": "k1", "complete": true, "expect_cells": 1, "reused": true}\n' >"$R/a-dev/status.json"
+python3 "$FC" --check-document "$R/a" --key k1 --mgbench "$MGBENCH" >"$T/check.out" 2>&1
+check "check-document: the same key and complete: reused ($(cat "$T/check.out"))" [ $? = 0 ]
+python3 "$FC" --check-document "$R/a" --key k2 --mgbench "$MGBENCH" >"$T/check.out" 2>&1
+check "check-document: another key is not reused" [ $? = 1 ]
+check "check-document: says so" grep -q "another run key" "$T/check.out"
+python3 "$FC" --check-document "$R/a" --expect-cells 2 --mgbench "$MGBENCH" >"$T/check.out" 2>&1
+check "check-document: a missing cell is incomplete" [ $? = 1 ]
+python3 - "$R/a/mgbench.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["interrupted"] = True
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+python3 "$FC" --check-document "$R/a" --key k1 --mgbench "$MGBENCH" >"$T/check.out" 2>&1
+check "check-document: an interrupted run is not reused" [ $? = 1 ]
+check "check-document: says interrupted" grep -q "incomplete document: the run was interrupted" "$T/check.out"
+rm -rf "$R/a-dev" && mkdir -p "$R/a-dev" && cp "$T/tmpfs.json" "$R/a-dev/mgbench.json"
+printf '{"state": "failed", "step": "Run mgbench", "message": "boom", "key": "k2"}\n' >"$R/a-dev/status.json"
+fc "$T/stale.out" --results "$R" --baseline a --dev a-dev
+check "an interrupted document is reported incomplete, not compared" \
+	grep -q "^  a  *baseline incomplete  *incomplete document: the run was interrupted" "$T/stale.out"
+check "a document left beside a failed run is not used" grep -q "^  a-dev  *dev  *failed  *Run mgbench: boom" "$T/stale.out"
+cp "$T/tmpfs.json" "$R/a/mgbench.json"
+printf '{"state": "ok", "key": "k1", "complete": true, "expect_cells": 1, "reused": true}\n' >"$R/a/status.json"
+printf '{"state": "ok", "key": "k3", "complete": true, "expect_cells": 1}\n' >"$R/a-dev/status.json"
+fc "$T/stale.out" --results "$R" --baseline a --dev a-dev
+check "the report names a reused document" grep -q "^  a  *baseline ok  *6.*(reused: run .*, key k1)" "$T/stale.out"
+check "the report names only the reused one" sh -c '! grep -q "^  a-dev .*reused" "$1"' sh "$T/stale.out"
+
 python3 "$FC" --results "$T/gate-regression/results" --mgbench "$T/no-such-mgbench" --baseline a --dev a-dev \
 	>"$T/nobin.out" 2>&1
 rc=$?
