@@ -8,7 +8,8 @@
 # node1-dev and name node2 and node3, and the gate, judged per pair, fails the play as "not judged"
 # (node2 and node3 have no result to judge).  A second run under --limit reuses both documents (same
 # run key, complete), runs nothing and still reports; a third, after node1's results directory is
-# deleted and node1-dev's kernel changed, runs both again instead of reporting stale documents.
+# deleted and node1-dev's kernel changed, runs both again instead of reporting stale documents.  A
+# run past mgbench_run_timeout is killed on the node; a hostile host name is refused.
 # Nothing may be left running (sshd, qemu) and no key left behind.
 # Exit 0 pass, 1 fail, 77 skip.
 set -u
@@ -351,6 +352,31 @@ check "a hostile host name is refused by name" grep -q "host name .*\.\./escaped
 check "the controller step still reports, naming the refused hosts" \
 	grep -q "^  \.\./escaped  *baseline refused" "$T/hostile/results/compare/report.txt"
 check "the other host is still tried" grep -q "^  plain  *baseline unreachable" "$T/hostile/results/compare/report.txt"
+
+# A run past mgbench_run_timeout is killed on the node (the async job's process group), the host is
+# failed, and nothing of it is fetched, then or later.  node3's fake install, a long run on tmpfs.
+cat >"$T/slow.hosts" <<EOF
+[baseline]
+slow ansible_port=$port1 mgbench_node_dir=$T/node3 mgbench_prefix=$T/node3/prefix
+[all:vars]
+ansible_host=127.0.0.1
+ansible_user=root
+ansible_ssh_private_key_file=$T/ssh/id
+ansible_python_interpreter=/usr/bin/python3
+EOF
+t0=$(date +%s)
+ansible-playbook -i "$T/slow.hosts" -e "@$T/vars.json" -e "mgbench_results_dir=$T/slow/results" \
+	-e '{"mgbench_run_timeout": 4, "mgbench_rounds": 2000000000, "mgbench_run_extra_args": []}' \
+	"$srcdir/contrib/ansible/mgbench.yml" >"$T/slow.log" 2>&1
+rc=$?
+cat "$T/slow.log" >&2
+say "the timed-out play exited $rc after $(($(date +%s) - t0)) s"
+check "a run past its timeout fails the host" grep -q '"state": "failed"' "$T/slow/results/slow/status.json"
+check "a run past its timeout is named" grep -q "the run did not finish" "$T/slow/results/slow/status.json"
+check "a run past its timeout leaves no document on the controller" [ ! -e "$T/slow/results/slow/mgbench.json" ]
+sleep 2
+check "a run past its timeout is killed on the node" sh -c '! pgrep -f "$1/node3/results/.*/mgbench.json" >/dev/null' \
+	sh "$T"
 
 # The controller step alone on hostile and broken documents (deep nesting, hostile names, escapes).
 check "the controller step on hostile input (tests/it-fleet-compare.sh)" \
