@@ -107,10 +107,21 @@ static void print_usage(FILE *out, const struct run_opts *ro)
 	}
 }
 
-static int parse_list(const char *what, char *text, const void **items, unsigned *n,
+/* mgb_parse_list cuts its text at the commas: give it a copy, for argv is what the document records
+ * as the command (--fs tmpfs,ramfs must not become --fs tmpfs). */
+static int parse_list(const char *what, const char *text, const void **items, unsigned *n,
 		      const void *(*find)(const char *))
 {
-	return mgb_parse_list("run", what, text, items, MAX_ITEMS, n, find) ? -1 : 0;
+	char *copy = strdup(text);
+	int r;
+
+	if (!copy) {
+		mgb_usage_error("run", "out of memory");
+		return -1;
+	}
+	r = mgb_parse_list("run", what, copy, items, MAX_ITEMS, n, find) ? -1 : 0;
+	free(copy);
+	return r;
 }
 
 static const void *find_fs(const char *name) { return mgb_fs_type_find(name); }

@@ -5,8 +5,12 @@
 # node1-dev (dev) runs the same in debian:unstable, each installed from the release tarball into
 # its own prefix.  node2 (baseline) is unreachable; node3 (baseline, already installed) fails its
 # run.  The controller's report must say write's distinct ratio on tmpfs got better from node1 to
-# node1-dev and name node2 and node3; a second run resumes (nothing rerun).  Nothing may be left
-# running (sshd, qemu) and no key left behind.
+# node1-dev and name node2 and node3, and the gate, judged per pair, fails the play as "not judged"
+# (node2 and node3 have no result to judge).  A second run under --limit reuses both documents (same
+# run key, complete), runs nothing and still reports; a third, after node1's results directory is
+# deleted and node1-dev's kernel changed, runs both again instead of reporting stale documents.  A
+# run past mgbench_run_timeout is killed on the node; a hostile host name is refused.
+# Nothing may be left running (sshd, qemu) and no key left behind.
 # Exit 0 pass, 1 fail, 77 skip.
 set -u
 
@@ -148,10 +152,13 @@ for n in 1 2; do
 	done
 done
 
-# node3 looks built and installed (the role's markers, this build's mgbench), so it fails fast, in its run.
-mkdir -p "$T/node3/mgbench-$version" "$T/node3/prefix/bin"
-touch "$T/node3/mgbench-$version/configure.ac" "$T/node3/mgbench-$version/config.status" \
-	"$T/node3/mgbench-$version/.mgbench-installed"
+# node3 looks built and installed from this tarball (the role's markers in the tree of the tarball's
+# checksum, this build's mgbench), so it fails fast, in its run.
+sha=$(sha256sum "$tarball" | cut -c1-64)
+src3=$T/node3/src-$(echo "$sha" | cut -c1-16)/mgbench-$version
+mkdir -p "$src3" "$T/node3/prefix/bin"
+touch "$src3/configure.ac" "$src3/config.status" "$src3/.mgbench-installed"
+ln -s "$MGBENCH" "$src3/mgbench"
 ln -s "$MGBENCH" "$T/node3/prefix/bin/mgbench"
 
 cat >"$T/hosts" <<EOF
@@ -183,21 +190,24 @@ cat >"$T/vars.json" <<EOF
   "mgbench_rounds": 2000,
   "mgbench_run_extra_args": ["--query", "every"],
   "mgbench_vm_extra_args": ["--quiet"],
+  "mgbench_run_poll": 2,
   "mgbench_fail_on_regression": ["ctime.distinct_ratio"]
 }
 EOF
 
 # Ansible's own state stays in the temp dir; no connection outlives a task.
 export ANSIBLE_CONFIG="$T/none.cfg" ANSIBLE_HOME="$T/ansible" ANSIBLE_LOCAL_TEMP="$T/ansible/tmp"
-export ANSIBLE_REMOTE_TEMP="$T/ansible/remote" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0
+export ANSIBLE_REMOTE_TEMP="$T/ansible/remote" ANSIBLE_ASYNC_DIR="$T/ansible/async" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0
 export ANSIBLE_SSH_ARGS="$(echo $ssh_opts)" ANSIBLE_HOST_KEY_CHECKING=True ANSIBLE_TIMEOUT=10
 export ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks ANSIBLE_SSH_CONTROL_PATH_DIR="$T/ansible/cp" ANSIBLE_FORKS=5 ANSIBLE_DEPRECATION_WARNINGS=0 ANSIBLE_GATHERING=explicit
 
-playbook() { # playbook LOG: run the workflow, output to LOG and to the test's log
+playbook() { # playbook LOG [ARGS...]: run the workflow, output to LOG and to the test's log
 	t0=$(date +%s)
-	ansible-playbook -i "$T/hosts" -e "@$T/vars.json" "$srcdir/contrib/ansible/mgbench.yml" >"$1" 2>&1
+	log=$1
+	shift
+	ansible-playbook -i "$T/hosts" -e "@$T/vars.json" "$@" "$srcdir/contrib/ansible/mgbench.yml" >"$log" 2>&1
 	rc=$?
-	cat "$1" >&2
+	cat "$log" >&2
 	say "ansible-playbook exited $rc after $(($(date +%s) - t0)) s"
 	return $rc
 }
@@ -205,7 +215,12 @@ playbook() { # playbook LOG: run the workflow, output to LOG and to the test's l
 playbook "$T/play1.log"
 rc1=$?
 R=$T/results
-check "the playbook succeeds with an unreachable host (exit $rc1)" [ "$rc1" = 0 ]
+check "the play fails through the gate alone: node2 and node3 cannot be judged (exit $rc1)" [ "$rc1" = 2 ]
+check "the play says the gate could not judge every pair" grep -q "NOT JUDGED: the gate could not judge every pair" \
+	"$T/play1.log"
+check "the report names the pairs not judged" \
+	grep -q "^verdict: NOT JUDGED: node2 -> node2-dev, node3 -> node3-dev$" "$R/compare/report.txt"
+check "the play shows the report before it fails" grep -q '"verdict: NOT JUDGED' "$T/play1.log"
 check "report.txt written" [ -s "$R/compare/report.txt" ]
 check "report.md written" [ -s "$R/compare/report.md" ]
 check "report.json written" [ -s "$R/compare/report.json" ]
@@ -216,7 +231,16 @@ for f in node1--node1-dev.txt node1--node1-dev.md node1--node1-dev.json node1--n
 done
 for h in node1 node1-dev; do
 	check "$h: document fetched and valid" "$MGBENCH" report "$R/$h/mgbench.json" >/dev/null
-	check "$h: document kept on the node" [ -s "$T/$h/results/mgbench.json" ]
+	check "$h: document kept on the node, under its run key" \
+		[ -s "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["key"])' "$R/$h/status.json" |
+			sed "s|^|$T/$h/results/|")/mgbench.json" ]
+	check "$h: its run key names the tarball's checksum" grep -q "\"tarball_sha256\": \"$sha\"" "$R/$h/status.json"
+	check "$h: built in the tree of the tarball's checksum" [ -f "$T/$h/src-$(echo "$sha" | cut -c1-16)/mgbench-$version/.mgbench-installed" ]
+	check "$h: the document records the command that ran" python3 - "$R/$h/mgbench.json" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))["command"]
+sys.exit(0 if c[:6] == ["run", "write", "--fs", "tmpfs", "--backend", "sync"] else 1)
+EOF
 	check "$h: installed from the tarball into its prefix" [ -x "$T/$h/prefix/bin/mgbench" ]
 done
 check "the text report says write's distinct ratio on tmpfs got better" \
@@ -258,16 +282,41 @@ rc=$?
 check "--fail-on-regression: a worse distinct ratio exits 1 (exit $rc)" [ $rc = 1 ]
 check "--fail-on-regression: the report names the regression" grep -q "REGRESSION in x -> x-dev" "$T/swapped.txt"
 
-# A rerun resumes: the fetched documents are kept, nothing is run again, the report is rewritten.
-stamp1=$(stat -c %Y "$R/node1/mgbench.json" "$R/node1-dev/mgbench.json" "$T/node1/results/mgbench.json")
-playbook "$T/play2.log"
+# A rerun under --limit reuses: same run key, complete documents; nothing runs on the nodes, and the
+# comparison still runs (the play is on the hosts, not on localhost) and names the reused documents.
+stamp1=$(stat -c %Y "$R/node1/mgbench.json" "$R/node1-dev/mgbench.json" "$T"/node1/results/*/mgbench.json)
+rm -f "$R/compare/report.txt"
+playbook "$T/play2.log" --limit node1,node1-dev
 rc2=$?
-check "the rerun succeeds (exit $rc2)" [ "$rc2" = 0 ]
-check "the rerun skips both fetched hosts" [ "$(grep -c 'already fetched and valid' "$T/play2.log")" = 2 ]
-check "the rerun changes nothing on node1 and node1-dev" [ "$(grep -c 'changed: \[node1' "$T/play2.log")" = 0 ]
+check "the rerun fails as the first did: node2, node3 still not judged (exit $rc2)" [ "$rc2" = 2 ]
+check "the rerun reuses both documents" [ "$(grep -c 'reusing the document of run' "$T/play2.log")" = 2 ]
+check "the rerun changes nothing on node1 and node1-dev" \
+	[ "$(grep -cE '^changed: \[node1(-dev)?\]' "$T/play2.log")" = 0 ]
+check "the rerun runs nothing" sh -c '! grep -q "TASK \[mgbench : Start mgbench\]" "$1"' sh "$T/play2.log"
 check "the rerun keeps the documents" [ "$stamp1" = "$(stat -c %Y "$R/node1/mgbench.json" \
-	"$R/node1-dev/mgbench.json" "$T/node1/results/mgbench.json")" ]
-check "the rerun's report still has the pair" grep -q "node1 -> node1-dev: compared" "$R/compare/report.txt"
+	"$R/node1-dev/mgbench.json" "$T"/node1/results/*/mgbench.json)" ]
+check "--limit still compares and reports" grep -q "node1 -> node1-dev: compared" "$R/compare/report.txt"
+check "the report names the reused documents" [ "$(grep -c '(reused: run .*, key ' "$R/compare/report.txt")" = 2 ]
+
+# Stale results: node1's results directory deleted (it runs again), node1-dev's kernel changed (its
+# run key changes, so it runs again, on 6.12): no document of the earlier runs is reported.
+created1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["created"])' "$R/node1-dev/mgbench.json")
+rm -rf "$R/node1"
+playbook "$T/play3.log" --limit node1,node1-dev -e mgbench_vm_kernel=debian:6.12
+rc3=$?
+check "the third run fails only through the gate (exit $rc3)" [ "$rc3" = 2 ]
+check "the third run runs both hosts" [ "$(grep -c 'node1.*: run [0-9a-f]*: ' "$T/play3.log")" = 2 ]
+check "the third run reuses nothing" sh -c '! grep -q "reusing the document" "$1"' sh "$T/play3.log"
+check "node1 ran again after its directory was deleted" "$MGBENCH" report "$R/node1/mgbench.json" >/dev/null
+check "node1-dev ran again on its new kernel" python3 - "$R/node1-dev/mgbench.json" "$created1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["kernel"]["release"].startswith("6.12.") and d["created"] != sys.argv[2] else 1)
+EOF
+check "node1-dev keeps both runs on the node, one per key" [ "$(ls -d "$T"/node1-dev/results/*/ | wc -l)" = 2 ]
+check "the report no longer says distinct got better" sh -c '! grep -q "better write on tmpfs" "$1"' sh \
+	"$R/compare/report.txt"
+check "the report names no reused document" sh -c '! grep -q "(reused" "$1"' sh "$R/compare/report.txt"
 
 # An invalid document is named, not fatal, and a rerun runs that host again.
 echo '{"schema": "mgbench/1", "cells": [' >"$R/node1-dev/mgbench.json"
@@ -276,4 +325,60 @@ check "the controller step alone names an invalid document and exits 0" sh -c '
 		--baseline node1 --baseline node2 --baseline node3 --dev node1-dev >"$2/invalid.txt" 2>&1 &&
 	grep -q "node1-dev .*invalid" "$2/invalid.txt" && grep -q "node1 -> node1-dev: not compared" "$2/invalid.txt"' \
 	sh "$srcdir" "$R" "$MGBENCH"
+
+# A host name that would put its results outside the results directory is refused by the role
+# before anything is written, and named by the controller step; the others go on.
+cat >"$T/hostile.yml" <<EOF
+all:
+  vars: {ansible_host: 127.0.0.1, ansible_port: $port3, ansible_user: root}
+  children:
+    baseline:
+      hosts:
+        ../escaped: {}
+        plain: {}
+    dev:
+      hosts:
+        ../escaped-dev: {}
+EOF
+mkdir -p "$T/hostile"
+ansible-playbook -i "$T/hostile.yml" -e "@$T/vars.json" -e "mgbench_results_dir=$T/hostile/results" \
+	"$srcdir/contrib/ansible/mgbench.yml" >"$T/hostile.log" 2>&1
+rc=$?
+cat "$T/hostile.log" >&2
+check "a hostile host name fails the play (exit $rc)" [ $rc != 0 ]
+check "a hostile host name writes nothing outside the results directory" \
+	sh -c '[ "$(ls "$1/hostile")" = results ] && [ ! -e "$1/escaped" ] && [ ! -e "$1/escaped-dev" ]' sh "$T"
+check "a hostile host name is refused by name" grep -q "host name .*\.\./escaped.* cannot name a directory" "$T/hostile.log"
+check "the controller step still reports, naming the refused hosts" \
+	grep -q "^  \.\./escaped  *baseline refused" "$T/hostile/results/compare/report.txt"
+check "the other host is still tried" grep -q "^  plain  *baseline unreachable" "$T/hostile/results/compare/report.txt"
+
+# A run past mgbench_run_timeout is killed on the node (the async job's process group), the host is
+# failed, and nothing of it is fetched, then or later.  node3's fake install, a long run on tmpfs.
+cat >"$T/slow.hosts" <<EOF
+[baseline]
+slow ansible_port=$port1 mgbench_node_dir=$T/node3 mgbench_prefix=$T/node3/prefix
+[all:vars]
+ansible_host=127.0.0.1
+ansible_user=root
+ansible_ssh_private_key_file=$T/ssh/id
+ansible_python_interpreter=/usr/bin/python3
+EOF
+t0=$(date +%s)
+ansible-playbook -i "$T/slow.hosts" -e "@$T/vars.json" -e "mgbench_results_dir=$T/slow/results" \
+	-e '{"mgbench_run_timeout": 4, "mgbench_rounds": 2000000000, "mgbench_run_extra_args": []}' \
+	"$srcdir/contrib/ansible/mgbench.yml" >"$T/slow.log" 2>&1
+rc=$?
+cat "$T/slow.log" >&2
+say "the timed-out play exited $rc after $(($(date +%s) - t0)) s"
+check "a run past its timeout fails the host" grep -q '"state": "failed"' "$T/slow/results/slow/status.json"
+check "a run past its timeout is named" grep -q "the run did not finish" "$T/slow/results/slow/status.json"
+check "a run past its timeout leaves no document on the controller" [ ! -e "$T/slow/results/slow/mgbench.json" ]
+sleep 2
+check "a run past its timeout is killed on the node" sh -c '! pgrep -f "$1/node3/results/.*/mgbench.json" >/dev/null' \
+	sh "$T"
+
+# The controller step alone on hostile and broken documents (deep nesting, hostile names, escapes).
+check "the controller step on hostile input (tests/it-fleet-compare.sh)" \
+	env srcdir="$srcdir" MGBENCH="$MGBENCH" sh "$srcdir/tests/it-fleet-compare.sh"
 exit $fail

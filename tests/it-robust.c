@@ -114,6 +114,31 @@ static void non_utf8_text(void)
 	t_output_free(&o);
 }
 
+/* The document's command reruns the run: a comma list is recorded whole, not cut at its first comma. */
+static void command_keeps_lists(void)
+{
+	const char *path = t_result_path("lists.json");
+	const char *const args[] = { "run", "write", "--fs", "tmpfs,ramfs", "--backend=sync", "--rounds", "3", "-q",
+				     "-o", path, NULL };
+	struct t_output o;
+	json_t *doc, *cmd;
+	size_t i, n = 0;
+
+	while (args[n])
+		n++;
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "--fs tmpfs,ramfs: exit %d: %s", o.status, o.err);
+	doc = t_load(path);
+	cmd = doc ? json_object_get(doc, "command") : NULL;
+	T_CHECK(json_array_size(cmd) == n, "command has %zu words, not %zu", json_array_size(cmd), n);
+	for (i = 0; i < n && i < json_array_size(cmd); i++)
+		T_CHECK(!strcmp(json_string_value(json_array_get(cmd, i)) ?: "", args[i]),
+			"command word %zu is '%s', not '%s'", i, json_string_value(json_array_get(cmd, i)) ?: "",
+			args[i]);
+	json_decref(doc);
+	t_output_free(&o);
+}
+
 /* A run on a 1 MiB tmpfs mounted at dir (in this test's own namespace). */
 static void short_write(const char *dir)
 {
@@ -254,6 +279,7 @@ int main(void)
 	T_RUN(default_names_never_replace(base));
 	T_RUN(tmpdir_root());
 	T_RUN(non_utf8_text());
+	T_RUN(command_keeps_lists());
 	T_RUN(sigxfsz());
 
 	/* Small filesystems of the test's own, gone with its namespace. */
