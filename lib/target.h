@@ -95,6 +95,9 @@ struct mgb_target {
 int mgb_target_scratch(struct mgb_session *s, const struct mgb_fs_type *fs, struct mgb_target *t, char *err);
 /* Use a new subdirectory of an existing directory. */
 int mgb_target_dir(const char *dir, struct mgb_target *t, char *err);
+/* A loop-mounted scratch filesystem unmounted and mounted again (its log replayed): what a crash
+ * workload needs after a shutdown.  Nothing may hold it open. */
+int mgb_target_remount(struct mgb_target *t, char *err);
 /* Remove files, unmount, detach; safe to call on a half-made target and twice. */
 void mgb_target_down(struct mgb_target *t);
 

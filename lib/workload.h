@@ -49,6 +49,11 @@ struct mgb_ctx {
 	 * so a workload's setup (files, a second filesystem) is not counted as its load. */
 	bool measured_begun, measured_ended;
 	struct mgb_mg_counters measured_before, measured_after;
+	/* For a loop-mounted scratch target reached locally, else NULL: closes the backend, mounts
+	 * the filesystem again (its log replayed) and opens the backend on it; 0 or -1 with err.
+	 * ctx->be stays the same struct; files opened before are gone. */
+	int (*remount)(struct mgb_ctx *ctx, char *err);
+	void *remount_arg;
 };
 
 /* Which way a metric improves, declared once beside its column: compare's verdicts read it. */

@@ -151,9 +151,9 @@ int main(void)
 {
 	const char *src = getenv("srcdir") ?: ".";
 	const char *commands[][3] = { { "run" }, { "list" }, { "info" }, { "compare" }, { "report" }, { "plot" },
-				      { "vm" }, { "kernel", "build" }, { "kernel", "bisect", "mgbench-kernel-bisect.1" } };
+				      { "vm" }, { "ab" }, { "kernel", "build" }, { "kernel", "bisect", "mgbench-kernel-bisect.1" } };
 	const char *pages[] = { "mgbench.1", "mgbench-run.1", "mgbench-list.1", "mgbench-info.1", "mgbench-compare.1",
-				"mgbench-report.1", "mgbench-plot.1", "mgbench-vm.1", "mgbench-kernel.1", "mgbench-kernel-bisect.1", "mgbench-json.5",
+				"mgbench-report.1", "mgbench-plot.1", "mgbench-vm.1", "mgbench-ab.1", "mgbench-kernel.1", "mgbench-kernel-bisect.1", "mgbench-json.5",
 				"mgbench-workloads.7", "workloads.d/00-head.roff" };
 
 	t_require(&(struct t_needs){ 0 }); /* no needs: the default time limit */

@@ -16,6 +16,7 @@ extern const struct mgb_workload mgb_workload_ordering;
 extern const struct mgb_workload mgb_workload_revalidate;
 extern const struct mgb_workload mgb_workload_cost;
 extern const struct mgb_workload mgb_workload_read;
+extern const struct mgb_workload mgb_workload_crash;
 
 const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_write,      /* distinct ctimes after queries */
@@ -28,6 +29,7 @@ const struct mgb_workload *const mgb_workloads[] = {
 	&mgb_workload_revalidate, /* what a caching client misses */
 	&mgb_workload_cost,       /* what fine stamps cost a writer */
 	&mgb_workload_read,       /* what reads (atime updates) move */
+	&mgb_workload_crash,      /* what a crash does to a stamp handed out */
 	NULL,
 };
 

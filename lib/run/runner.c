@@ -52,6 +52,26 @@ static json_t *unmade_target_json(const struct mgb_cell_spec *spec, const char *
 			 "mount_options", spec->fs ? spec->fs->mount_options : NULL);
 }
 
+/* ctx->remount: what a crash workload calls after shutting its filesystem down. */
+struct remount_arg {
+	const struct mgb_cell_spec *spec;
+	struct mgb_target *target;
+};
+
+static int remount_target(struct mgb_ctx *ctx, char *err)
+{
+	struct remount_arg *a = ctx->remount_arg;
+
+	mgb_backend_close(ctx->be);
+	if (mgb_target_remount(a->target, err) < 0)
+		return -1;
+	if (mgb_backend_open(ctx->be, a->spec->backend, a->spec->backend_params, a->target->path, err) < 0) {
+		ctx->be->ops = NULL; /* nothing to close: the cell fails with err */
+		return -1;
+	}
+	return 0;
+}
+
 /* Is multigrain in effect on the cell's filesystem?  Asked before the counters' window opens,
  * on the target's path, which the evidence names (over a protocol, the served filesystem). */
 static json_t *evidence_json(const struct mgb_served *sv, const struct mgb_clockinfo *ci)
@@ -109,6 +129,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		     struct mgb_progress *progress)
 {
 	struct mgb_served sv;
+	struct remount_arg remount_arg;
 	struct mgb_serve_how how = mgb_backend_serve_how(spec->backend, spec->backend_params);
 	const struct mgb_target *t = &sv.target;
 	const char *url = how.url;
@@ -158,6 +179,11 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		ctx.be = &be;
 		ctx.target = t;
 		ctx.session = spec->fs ? s : NULL;
+		if (spec->fs && spec->fs->loop && !spec->fs->overlay_on && sv.reach == MGB_REACH_LOCAL) {
+			remount_arg = (struct remount_arg){ spec, &sv.target };
+			ctx.remount = remount_target;
+			ctx.remount_arg = &remount_arg;
+		}
 		ctx.params = spec->params;
 		ctx.rounds = spec->rounds;
 		ctx.clock = ci;

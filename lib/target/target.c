@@ -299,6 +299,37 @@ int mgb_target_scratch(struct mgb_session *s, const struct mgb_fs_type *fs, stru
 	return 0;
 }
 
+int mgb_target_remount(struct mgb_target *t, char *err)
+{
+	const struct mgb_fs_type *fs = t->fs;
+	int loopfd;
+
+	if (!fs || !fs->loop || fs->overlay_on || !t->mounted || !t->image)
+		return mgb_err(err, "only a loop-mounted scratch filesystem can be mounted again");
+	if (umount2(t->mnt, 0) < 0)
+		return mgb_err(err, "unmount %s: %s", t->mnt, strerror(errno));
+	t->mounted = false;
+	/* autoclear detached the loop device with the unmount: attach the image again */
+	free(t->loopdev);
+	t->loopdev = NULL;
+	loopfd = mgb_loop_attach(t->image, &t->loopdev, err);
+	if (loopfd < 0)
+		return -1;
+	if (mount(t->loopdev, t->mnt, fs->name, 0, fs->mount_options) < 0) {
+		mgb_err(err, "mount %s (%s) on %s again: %s", t->loopdev, fs->name, t->mnt, strerror(errno));
+		close(loopfd);
+		return -1;
+	}
+	close(loopfd);
+	t->mounted = true;
+	/* a new superblock: its device may differ */
+	free(t->fstype);
+	free(t->upper_fstype);
+	t->upper_fstype = NULL;
+	describe_mount(t->path, t);
+	return 0;
+}
+
 /*
  * The run's directory under --dir is made and then held open, with the directory it was made in:
  * the workload, the probes and the teardown reach it through those descriptors, so whoever owns a

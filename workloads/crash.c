@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * crash: a change whose stamp was handed out, then the filesystem shut down before the change
+ * was persisted, the way fstests crashes a filesystem (the shutdown ioctl, without flushing the
+ * log), and mounted again (the log replayed).  "NFSD does not wait for the updated value to be
+ * written by the filesystem before it starts presenting it to clients" (LSFMM 2023, seeds): a
+ * fine ctime a client saw may come back older after the crash, and the next change may then be
+ * stamped with the very value the client holds, over other data.
+ *
+ * Each round: query (arming the fine stamp), write a round-numbered block, query: the handed
+ * ctime; shut down; mount again; read the file back: did the write survive, what ctime did the
+ * file come back with (older than the handed one; or the same over lost data, which a client
+ * holding it would take for what it has); then change it again and query: is that ctime the
+ * handed one, or older?
+ */
+#include "config.h"
+#include "progress.h"
+#include "stop.h"
+#include "util.h"
+#include "workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#define FILE_NAME "crash.dat"
+/* FS_IOC_SHUTDOWN / XFS_IOC_GOINGDOWN / EXT4_IOC_SHUTDOWN: one number for every filesystem that
+ * has it; its flag 2 (NOLOGFLUSH) shuts down without writing the log, as fstests' godown -f. */
+#define SHUTDOWN_IOC _IOR('X', 125, uint32_t)
+#define SHUTDOWN_NOLOGFLUSH 2u
+#define SHUTDOWN_LOGFLUSH 1u
+#define BLOCK 4096
+
+struct crash_params {
+	unsigned flush;
+};
+
+static const char *const flush_choices[] = { "none", "log", NULL };
+
+static const struct mgb_option crash_options[] = {
+	{ "flush", MGB_OPT_CHOICE, offsetof(struct crash_params, flush), "none",
+	  "what the shutdown writes first: none (the log is lost, as a power cut) or log", 0, 0, NULL, flush_choices,
+	  false },
+	{ 0 },
+};
+
+static const struct mgb_column crash_columns[] = {
+	{ "rounds", "rounds", "int", MGB_BETTER_NONE, NULL, NULL },
+	{ "lost", "writes_lost", "int", MGB_BETTER_NONE, "writes_lost", "rounds" },
+	{ "older", "ctime_came_back_older", "int", MGB_BETTER_NONE, "ctime_came_back_older", "rounds" },
+	{ "stale", "ctime_kept_data_lost", "int", MGB_BETTER_LOWER, "ctime_kept_data_lost", "rounds" },
+	{ "reused", "handed_ctime_reused", "int", MGB_BETTER_LOWER, "handed_ctime_reused", "rounds" },
+	{ "behind", "next_ctime_behind", "int", MGB_BETTER_LOWER, "next_ctime_behind", "rounds" },
+	{ 0 },
+};
+
+static void fill(char *buf, uint64_t round)
+{
+	for (size_t i = 0; i < BLOCK; i += sizeof(round))
+		memcpy(buf + i, &round, sizeof(round));
+}
+
+static int crash_run(struct mgb_ctx *ctx)
+{
+	const struct crash_params *p = ctx->params;
+	struct mgb_backend *be = ctx->be;
+	struct mgb_file f;
+	struct mgb_stat st;
+	uint64_t done = 0, lost = 0, older = 0, stale = 0, reused = 0, behind = 0;
+	char want[BLOCK], got[BLOCK];
+	const char *what = "open";
+	bool open_ = false;
+	int r;
+
+	if (!ctx->remount || strcmp(be->ops->name, "sync")) {
+		ctx->unsupported = true;
+		return mgb_err(ctx->err, "crash shuts a filesystem down and mounts it again: it needs a loop-mounted "
+					 "scratch filesystem (ext4, xfs, btrfs) reached by the sync backend");
+	}
+	/* the file itself, durable before the first crash: only the rounds' changes are at stake */
+	fill(want, 0);
+	what = "create";
+	if ((r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f)) < 0)
+		goto fail;
+	open_ = true;
+	if ((r = (int)mgb_be_pwrite(be, &f, want, BLOCK, 0)) < 0 || (r = mgb_be_fsync(be, &f)) < 0)
+		goto fail;
+	mgb_be_close(be, &f);
+	open_ = false;
+	mgb_measure_begin(ctx);
+	while (done < ctx->rounds) {
+		int64_t handed, back, next;
+		uint32_t flag = p->flush ? SHUTDOWN_LOGFLUSH : SHUTDOWN_NOLOGFLUSH;
+
+		what = "open";
+		if ((r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT, 0644, &f)) < 0)
+			goto fail;
+		open_ = true;
+		fill(want, done + 1);
+		what = "fstat";
+		if ((r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st)) < 0)
+			goto fail;
+		what = "pwrite";
+		if ((r = (int)mgb_be_pwrite(be, &f, want, BLOCK, 0)) < 0)
+			goto fail;
+		what = "fstat";
+		if ((r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st)) < 0)
+			goto fail;
+		handed = mgb_ts_ns(st.ctime);
+		/* the shutdown has no backend operation: this workload runs on the sync backend only */
+		if (ioctl(f.fd, SHUTDOWN_IOC, &flag) < 0) {
+			r = -errno;
+			what = "shutdown ioctl";
+			goto fail;
+		}
+		mgb_be_close(be, &f);
+		open_ = false;
+		if (ctx->remount(ctx, ctx->err) < 0) {
+			mgb_measure_end(ctx);
+			return -1;
+		}
+		what = "open after the crash";
+		if ((r = mgb_be_open(be, FILE_NAME, O_RDWR, 0, &f)) < 0)
+			goto fail;
+		open_ = true;
+		what = "fstat after the crash";
+		if ((r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st)) < 0)
+			goto fail;
+		back = mgb_ts_ns(st.ctime);
+		what = "pread after the crash";
+		memset(got, 0, sizeof(got));
+		if ((r = (int)mgb_be_pread(be, &f, got, BLOCK, 0)) < 0)
+			goto fail;
+		lost += memcmp(got, want, BLOCK) != 0;
+		older += back < handed;
+		/* the ctime a client was handed survived, the data it stood for did not: that client's
+		 * cache now holds data the file never had again, under the file's own stamp */
+		stale += back == handed && memcmp(got, want, BLOCK) != 0;
+		/* the next change, stamped after the crash */
+		fill(want, ~done);
+		what = "pwrite after the crash";
+		if ((r = (int)mgb_be_pwrite(be, &f, want, BLOCK, 0)) < 0)
+			goto fail;
+		what = "fstat after the crash";
+		if ((r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st)) < 0)
+			goto fail;
+		next = mgb_ts_ns(st.ctime);
+		reused += next == handed;
+		behind += next < handed;
+		mgb_be_close(be, &f);
+		open_ = false;
+		done++;
+		if (mgb_stop_requested())
+			break;
+		mgb_progress_update(ctx->progress, done, ctx->rounds);
+	}
+	mgb_measure_end(ctx);
+	mgb_be_unlink(be, FILE_NAME);
+	json_object_set_new(ctx->metrics, "rounds", json_integer((json_int_t)done));
+	json_object_set_new(ctx->metrics, "writes_lost", json_integer((json_int_t)lost));
+	json_object_set_new(ctx->metrics, "ctime_came_back_older", json_integer((json_int_t)older));
+	json_object_set_new(ctx->metrics, "ctime_kept_data_lost", json_integer((json_int_t)stale));
+	json_object_set_new(ctx->metrics, "handed_ctime_reused", json_integer((json_int_t)reused));
+	json_object_set_new(ctx->metrics, "next_ctime_behind", json_integer((json_int_t)behind));
+	return 0;
+fail:
+	if (open_)
+		mgb_be_close(be, &f);
+	if (ctx->measured_begun)
+		mgb_measure_end(ctx);
+	if (r == -ENOTTY) /* a filesystem without the shutdown ioctl: unsupported, not an error */
+		r = -EOPNOTSUPP;
+	return mgb_fail(ctx, r, "%s: %s in round %llu: %s%s", FILE_NAME, what, (unsigned long long)done + 1, strerror(-r),
+			r == -EOPNOTSUPP ? " (this filesystem has no shutdown ioctl)" : "");
+}
+
+const struct mgb_workload mgb_workload_crash = {
+	.name = "crash",
+	.summary = "hand out a change's ctime, shut the fs down unflushed, mount again: older, reused?",
+	.options = crash_options,
+	.params_size = sizeof(struct crash_params),
+	.default_rounds = 20,
+	.columns = crash_columns,
+	.run = crash_run,
+	.needs_ops = MGB_OP_PWRITE | MGB_OP_PREAD | MGB_OP_FSTAT | MGB_OP_FSYNC | MGB_OP_UNLINK,
+};
