@@ -239,6 +239,23 @@ static const void *backend_params_of(const struct run_opts *ro, const struct mgb
 	return NULL;
 }
 
+/* Do two parameter sets hold the same value of option o? */
+static bool same_option_value(const struct mgb_workload_option *o, const void *a, const void *b)
+{
+	switch (o->type) {
+	case MGB_OPT_U64:
+	case MGB_OPT_SIZE:
+		return MGB_PARAM(a, uint64_t, o) == MGB_PARAM(b, uint64_t, o);
+	case MGB_OPT_CHOICE:
+		return MGB_PARAM(a, unsigned, o) == MGB_PARAM(b, unsigned, o);
+	case MGB_OPT_BOOL:
+		return MGB_PARAM(a, bool, o) == MGB_PARAM(b, bool, o);
+	case MGB_OPT_STRING:
+		break;
+	}
+	return false;
+}
+
 /*
  * A comma list given to an option that sweeps: entry i becomes one entry per value, each with
  * its own copy of the parameters so far (options given later apply to every copy).  Returns how
@@ -277,6 +294,12 @@ static int sweep_workload(struct run_opts *ro, unsigned i, const struct mgb_work
 		}
 		if (rc == 0 && mgb_param_set(o, ro->params[at], v, err) < 0)
 			rc = mgb_usage_error("run", "%s", err);
+		/* "10,max,10" or "4096,4k": one value twice makes two cells the document reader
+		 * refuses as one repeated, after the run's time is spent (M3) */
+		for (unsigned k = i; rc == 0 && k < at; k++)
+			if (same_option_value(o, ro->params[k], ro->params[at]))
+				rc = mgb_usage_error("run", "--%s '%s': the value '%s' is given twice (use --repeat N "
+							    "to run it again)", o->name, list, v);
 		n++;
 	}
 	free(copy);
@@ -303,6 +326,38 @@ static int set_workload_option(struct run_opts *ro, const char *name, const char
 		}
 	}
 	return 0;
+}
+
+/*
+ * Two sweeps of one option (--poll-rate 10,20 --poll-rate 10,20: the second sweeps each entry
+ * of the first again) can still make one workload's parameters twice: the same check as the
+ * document reader's (doc_read.c check_duplicates), before the run rather than after it.
+ */
+static int check_distinct_params(const struct run_opts *ro)
+{
+	char *keys[MAX_ITEMS] = { NULL };
+	int rc = 0;
+
+	for (unsigned i = 0; i < ro->nworkloads; i++) {
+		json_t *p = mgb_params_to_json(ro->workloads[i], ro->params[i]);
+
+		keys[i] = json_dumps(p, JSON_SORT_KEYS | JSON_COMPACT);
+		json_decref(p);
+		if (!keys[i]) {
+			rc = mgb_usage_error("run", "out of memory");
+			break;
+		}
+		for (unsigned j = 0; rc == 0 && j < i; j++)
+			if (ro->workloads[j] == ro->workloads[i] && !strcmp(keys[j], keys[i]))
+				rc = mgb_usage_error("run", "%s: two sets of cells have the same parameters (give "
+							    "each option's list once; --repeat N runs a cell again)",
+						     ro->workloads[i]->name);
+		if (rc)
+			break;
+	}
+	for (unsigned i = 0; i < ro->nworkloads; i++)
+		free(keys[i]);
+	return rc;
 }
 
 static int parse_count(const char *opt, const char *text, uint64_t *v)
@@ -397,6 +452,8 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	for (unsigned i = 0; rc == 0 && i < ro->nworkloads; i++)
 		if (ro->workloads[i]->check_params && ro->workloads[i]->check_params(ro->params[i], err) < 0)
 			rc = mgb_usage_error("run", "%s: %s", ro->workloads[i]->name, err);
+	if (rc == 0)
+		rc = check_distinct_params(ro);
 	free(opts);
 	free(names);
 	return rc;
