@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_ITEMS 16
+#define MAX_ITEMS MGB_RUN_MAX_WORKLOADS
 
 struct run_opts {
 	const struct mgb_workload *workloads[MAX_ITEMS];
@@ -731,6 +731,9 @@ int mgb_run_args_check(int argc, char **argv, struct mgb_run_check *c)
 	c->knfsd = any_knfsd(&ro);
 	c->ganesha = any_ganesha(&ro) && !c->nfs_url;
 	c->kernel_client = any_kernel_client(&ro);
+	for (unsigned i = 0; i < ro.nworkloads; i++)
+		c->workloads[i] = ro.workloads[i];
+	c->nworkloads = ro.nworkloads;
 	free_params(&ro);
 	for (int i = 0; i < argc; i++)
 		free(copy[i]);

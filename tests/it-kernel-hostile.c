@@ -596,6 +596,41 @@ static void config_debian_refused(const char *tree)
 	refused("--config debian on a 5.10 tree", a3, "Debian ships no kernel config mgbench knows for 5.10");
 }
 
+/*
+ * M6: a patch that holds no diff, and a --metric no column has, are refused before anything is
+ * built or booted: kernel build at once, and kernel bisect before it builds its good prefix
+ * (it built and booted the prefixes before the bad patch, then failed once per filesystem).
+ */
+static void bisect_checks_first(const char *tree)
+{
+	const char *dir = path_of("m6-series"), *out = path_of("m6-bisect"), *out2 = path_of("m6-bisect-metric");
+	char good[800], garbage[800], *o;
+	struct stat st;
+	int rc;
+
+	mkdir(dir, 0755);
+	snprintf(good, sizeof(good), "%s/0001-comment.patch", dir);
+	snprintf(garbage, sizeof(garbage), "%s/0002-not-a-diff.patch", dir);
+	write_file(good, "--- a/Kconfig\n+++ b/Kconfig\n@@ -1 +1,2 @@\n+# a comment\n source \"arch/x86/Kconfig\"\n");
+	write_file(garbage, "Subject: a mail without its diff\n\nThe patch was not attached.\n");
+	const char *a1[] = { "kernel", "build", "-q", "--source", tree, "--patches", dir, NULL };
+	refused("M6 kernel build: a patch without a diff", a1, "it holds no diff");
+	const char *a2[] = { "kernel", "bisect", "-q", "--source", tree, "--patches", dir, "--good", "1", "--metric", "distinct",
+			     "-o", out, "--", "run", "write", "--fs", "tmpfs", NULL };
+	refused("M6 kernel bisect: a patch without a diff", a2, "0002-not-a-diff.patch cannot be read: it holds no diff");
+	T_CHECK(stat(out, &st) && errno == ENOENT, "the refused bisect made no %s", out);
+	unlink(garbage);
+	const char *a3[] = { "kernel", "bisect", "-q", "--source", tree, "--patches", dir, "--metric", "distinc", "-o",
+			     out2, "--", "run", "write", "--fs", "tmpfs", NULL };
+	rc = run(a3, 15, &o);
+	T_CHECK(rc == 2 && strstr(o, "--metric 'distinc' is not a column of write") && strstr(o, "distinct"),
+		"a mistyped --metric: exit %d (want 2, naming the columns): %s", rc, o);
+	free(o);
+	T_CHECK(stat(out2, &st) && errno == ENOENT, "the refused bisect made no %s", out2);
+	unlink(good);
+	rmdir(dir);
+}
+
 /* kernel bisect over git, refused before a worktree is made or anything built: a directory
  * that is no repository, a revision it does not have, and a repository of something else. */
 static void bisect_git_refused(void)
@@ -832,6 +867,7 @@ int main(void)
 	T_RUN(config_fragments(tree));
 	T_RUN(config_debian_refused(tree));
 	T_RUN(bisect_git_refused());
+	T_RUN(bisect_checks_first(tree));
 	T_RUN(version_traversal());
 	T_RUN(output_dirs(tree));
 	T_RUN(cache_dirs(tree));
