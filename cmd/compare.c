@@ -66,9 +66,7 @@ static const char *safe(const char *text)
 	char *buf = ring[next++ % 6];
 
 	snprintf(buf, sizeof(ring[0]), "%s", text ?: "");
-	for (char *c = buf; *c; c++)
-		*c = mgb_printable_char(*c);
-	return buf;
+	return mgb_printable(buf);
 }
 
 static char letter(size_t d)
