@@ -218,6 +218,10 @@ const char *mgb_bisect_git_label(struct mgb_bisect_git *g, size_t k)
 		g->labels[k] = git_line(argv, "git log", e);
 		if (!g->labels[k])
 			g->labels[k] = strndup(g->commits[k], 12);
+		/* a subject is anyone's text: no escape sequence, C1 control or bidi override from it
+		 * reaches the terminal (L2) */
+		if (g->labels[k])
+			mgb_printable(g->labels[k]);
 	}
 	return g->labels[k] ? g->labels[k] : "?";
 }

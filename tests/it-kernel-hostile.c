@@ -631,6 +631,54 @@ static void bisect_checks_first(const char *tree)
 	rmdir(dir);
 }
 
+/* A git repository of a fake kernel tree: a first commit with the given subject (the good one a
+ * bisect builds first), then another. */
+static const char *git_tree(const char *name, const char *bz, const char *subject)
+{
+	const char *dir = fake_tree(name, "", NULL, bz);
+	char kconfig[800], e[MGB_ERR_LEN];
+	const char *init[] = { "git", "init", "-q", dir, NULL }, *add[] = { "git", "-C", dir, "add", "-A", NULL },
+		   *c1[] = { "git", "-C", dir, "-c", "user.name=it", "-c", "user.email=it@mgbench", "commit", "-q", "-m",
+			     subject, NULL },
+		   *c2[] = { "git", "-C", dir, "-c", "user.name=it", "-c", "user.email=it@mgbench", "commit", "-q", "-m",
+			     "second", NULL };
+	int st;
+
+	/* git keeps no empty directory, and a kernel tree has scripts/kconfig */
+	snprintf(kconfig, sizeof(kconfig), "%s/scripts/kconfig/Makefile", dir);
+	write_file(kconfig, "");
+	st = mgb_capture(init, NULL, NULL, e) || mgb_capture(add, NULL, NULL, e) || mgb_capture(c1, NULL, NULL, e);
+	snprintf(kconfig, sizeof(kconfig), "%s/Kconfig", dir);
+	write_file(kconfig, "source \"arch/x86/Kconfig\"\n# the second commit\n");
+	st = st || mgb_capture(add, NULL, NULL, e) || mgb_capture(c2, NULL, NULL, e);
+	T_CHECK(!st, "a repository of %s: %s", name, e);
+	return dir;
+}
+
+/* L2: a commit subject is printed without its escape sequences, C1 controls and bidi overrides. */
+static void bisect_git_subject(void)
+{
+	const char *subject = "evil \033]0;title\007\033[2J \xc2\x9b" "31m red \xe2\x80\xae desrever \xe2\x81\xa6";
+	const char *repo, *out = path_of("l2-bisect");
+	char kb[800], *o;
+	int rc;
+
+	/* a bisect over git on a cache without kbuild/ cannot lock its worktree: made by the earlier
+	 * cases, here in case it runs alone */
+	snprintf(kb, sizeof(kb), "%s/kbuild", cache);
+	mkdir(kb, 0755);
+	repo = git_tree("gitsubject", NULL, subject);
+	/* the guest of the fake kernel fails, after the good commit's label was printed */
+	const char *a1[] = { "kernel", "bisect", "--source", repo, "--good", "HEAD~1", "--metric", "distinct", "-o", out,
+			     "--", "run", "write", "--fs", "tmpfs", NULL };
+	rc = run(a1, 30, &o);
+	T_CHECK(rc == 1, "the bisect of a fake kernel fails: exit %d: %s", rc, o);
+	T_CHECK(strstr(o, "evil") && !strchr(o, '\033') && !strchr(o, '\007') && !strstr(o, "\xc2\x9b") &&
+			!strstr(o, "\xe2\x80\xae") && !strstr(o, "\xe2\x81\xa6"),
+		"the subject is printed, without ESC, BEL, U+009B, U+202E or U+2066: %s", o);
+	free(o);
+}
+
 /* kernel bisect over git, refused before a worktree is made or anything built: a directory
  * that is no repository, a revision it does not have, and a repository of something else. */
 static void bisect_git_refused(void)
@@ -868,6 +916,7 @@ int main(void)
 	T_RUN(config_debian_refused(tree));
 	T_RUN(bisect_git_refused());
 	T_RUN(bisect_checks_first(tree));
+	T_RUN(bisect_git_subject());
 	T_RUN(version_traversal());
 	T_RUN(output_dirs(tree));
 	T_RUN(cache_dirs(tree));
