@@ -98,6 +98,7 @@ struct bisect {
 	double *guest_s; /* this run's wall time of its guest */
 	bool *built;     /* built by this run, not found in the cache */
 	char **failed;   /* why prefix k could not be built or run: not tried again per filesystem */
+	bool outdir_made; /* removed again if a failed or stopped bisect left it empty */
 };
 
 static const char *base_name(const char *path)
@@ -448,6 +449,7 @@ static int make_outdir(struct bisect *b, char *buf, size_t len, char *err)
 	}
 	if (mkdir(b->outdir, 0755))
 		return mgb_err(err, "-o %.200s: %s (bisect writes a new directory)", b->outdir, strerror(errno));
+	b->outdir_made = true;
 	return 0;
 }
 
@@ -612,6 +614,10 @@ int cmd_kernel_bisect(int argc, char **argv)
 out:
 	if (err[0])
 		fprintf(stderr, "mgbench kernel bisect: %s\n", err);
+	/* a failed or interrupted bisect leaves its documents, but no empty directory (L3):
+	 * rmdir removes only an empty one */
+	if (b.outdir_made && (rc != MGB_EXIT_OK || mgb_stop_requested()))
+		rmdir(b.outdir);
 	for (size_t k = 0; b.docs && k <= b.n; k++) {
 		json_decref(b.docs[k]);
 		free(b.kdirs[k]);

@@ -655,6 +655,21 @@ static const char *git_tree(const char *name, const char *bz, const char *subjec
 	return dir;
 }
 
+/* How many worktrees git lists for repo (its own included), and whether one is prunable. */
+static unsigned worktrees(const char *repo, bool *prunable)
+{
+	const char *argv[] = { "git", "-C", repo, "worktree", "list", "--porcelain", NULL };
+	char *out = NULL, e[MGB_ERR_LEN];
+	unsigned n = 0;
+
+	mgb_capture(argv, NULL, &out, e);
+	for (const char *l = out; l && (l = strstr(l, "worktree ")); l++)
+		n += l == out || l[-1] == '\n';
+	*prunable = out && strstr(out, "prunable");
+	free(out);
+	return n;
+}
+
 /* L2: a commit subject is printed without its escape sequences, C1 controls and bidi overrides. */
 static void bisect_git_subject(void)
 {
@@ -677,6 +692,48 @@ static void bisect_git_subject(void)
 			!strstr(o, "\xe2\x80\xae") && !strstr(o, "\xe2\x81\xa6"),
 		"the subject is printed, without ESC, BEL, U+009B, U+202E or U+2066: %s", o);
 	free(o);
+}
+
+/*
+ * L3: a failed bisect, and one stopped by SIGINT while make runs, leave no empty
+ * mgbench-bisect directory (-o here) and no worktree entry in the user's repository.
+ */
+static void bisect_git_leftovers(void)
+{
+	const char *repo, *out = path_of("l3-failed"), *out2 = path_of("l3-int"), *mark = path_of("l3-make.pid");
+	char slow[800], *o;
+	struct stat st;
+	bool prunable;
+	int rc;
+
+	snprintf(slow, sizeof(slow), "%s/kbuild", cache);
+	mkdir(slow, 0755);
+	repo = git_tree("gitfail", NULL, "a commit");
+	/* the guest of the fake kernel fails */
+	const char *a1[] = { "kernel", "bisect", "--source", repo, "--good", "HEAD~1", "--metric", "distinct", "-o", out,
+			     "--", "run", "write", "--fs", "tmpfs", NULL };
+	rc = run(a1, 30, &o);
+	T_CHECK(rc == 1, "the bisect of a fake kernel fails: exit %d: %s", rc, o);
+	free(o);
+	T_CHECK(stat(out, &st) && errno == ENOENT, "the failed bisect left no empty %s", out);
+	T_CHECK(worktrees(repo, &prunable) == 1 && !prunable, "the failed bisect left no worktree entry");
+
+	/* stopped while make runs */
+	snprintf(slow, sizeof(slow), "echo $$$$ > %s; exec sleep 60", mark);
+	repo = git_tree("gitslow", slow, "slow");
+	const char *a2[] = { "kernel", "bisect", "--source", repo, "--good", "HEAD~1", "--metric", "distinct", "-o", out2,
+			     "--", "run", "write", "--fs", "tmpfs", NULL };
+	pid_t pid = start(a2, NULL), child = pid_from(mark, 20);
+
+	T_CHECK(child > 0, "make's recipe started");
+	kill(pid, SIGINT);
+	rc = wait_for(pid, 15);
+	T_CHECK(rc == 130, "SIGINT during the bisect's make: exit %d", rc);
+	T_CHECK(stat(out2, &st) && errno == ENOENT, "the stopped bisect left no empty %s", out2);
+	T_CHECK(worktrees(repo, &prunable) == 1 && !prunable, "the stopped bisect left no worktree entry%s",
+		prunable ? " (a prunable one)" : "");
+	if (child > 0)
+		kill(child, SIGKILL);
 }
 
 /* kernel bisect over git, refused before a worktree is made or anything built: a directory
@@ -917,6 +974,7 @@ int main(void)
 	T_RUN(bisect_git_refused());
 	T_RUN(bisect_checks_first(tree));
 	T_RUN(bisect_git_subject());
+	T_RUN(bisect_git_leftovers());
 	T_RUN(version_traversal());
 	T_RUN(output_dirs(tree));
 	T_RUN(cache_dirs(tree));
