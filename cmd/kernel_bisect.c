@@ -532,9 +532,15 @@ static int parse(struct bisect *b, int argc, char **argv, int *n_patches)
 	}
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
-	if (*n_patches && (b->good_rev || b->bad_rev))
-		return mgb_usage_error("kernel bisect", "--good %s and --bad name commits of a git --source, which "
-				       "takes no --patches", b->good_rev ? b->good_rev : "N");
+	/* with --patches, --good counts patches: a revision (or a negative count) is refused as
+	 * such, not as if --bad had been given (L4) */
+	if (*n_patches && b->good_rev)
+		return mgb_usage_error("kernel bisect", "--good '%.60s': with --patches, --good is how many of the "
+				       "series' first patches are known good (0 or more); a commit is for a git "
+				       "--source without --patches", b->good_rev);
+	if (*n_patches && b->bad_rev)
+		return mgb_usage_error("kernel bisect", "--bad names a commit of a git --source, which takes no "
+				       "--patches (a series is judged up to its last patch)");
 	b->use_git = !*n_patches && b->good_rev;
 	if (!b->source || !(*n_patches || b->use_git) || !b->metric)
 		return mgb_usage_error("kernel bisect", "--source, --patches (or, over a git source, --good REV) and "

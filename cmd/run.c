@@ -45,6 +45,7 @@ struct run_opts {
 	uint64_t repeat;
 	bool fs_given;
 	bool quiet, json, check;
+	const char *backend_option; /* the first backend option given, for its usage error */
 };
 
 enum {
@@ -192,6 +193,7 @@ static int set_backend_option(struct run_opts *ro, int code, const char *value, 
 		if (!o)
 			continue;
 		given[b] = true;
+		ro->backend_option = ro->backend_option ?: o->name;
 		if (mgb_param_set(o, ro->backend_params[b], value, err) < 0)
 			return mgb_usage_error("run", "%s", err);
 	}
@@ -206,17 +208,30 @@ static bool backend_chosen(const struct run_opts *ro, const struct mgb_backend_o
 	return false;
 }
 
+/*
+ * Backend options given, and none of the backends that take them chosen: name the option and
+ * every backend that takes it (--nfs-server is four backends', not nfs3's alone: L4).
+ */
 static int check_backend_options(const struct run_opts *ro, const bool *given)
 {
-	bool any_given_chosen = false;
+	bool any = false;
+	char takes[200] = "", chosen[200] = "";
+	size_t n = 0, m = 0;
 
+	for (size_t b = 0; mgb_backends[b]; b++) {
+		if (given[b] && backend_chosen(ro, mgb_backends[b]))
+			return 0;
+		any = any || given[b];
+	}
+	if (!any)
+		return 0;
 	for (size_t b = 0; mgb_backends[b]; b++)
-		any_given_chosen = any_given_chosen || (given[b] && backend_chosen(ro, mgb_backends[b]));
-	for (size_t b = 0; mgb_backends[b]; b++)
-		if (given[b] && !any_given_chosen)
-			return mgb_usage_error("run", "options of backend '%s' given without --backend %s",
-					       mgb_backends[b]->name, mgb_backends[b]->name);
-	return 0;
+		if (mgb_option_table_find(mgb_backends[b]->options, ro->backend_option) && n < sizeof(takes))
+			n += (size_t)snprintf(takes + n, sizeof(takes) - n, "%s%s", n ? ", " : "", mgb_backends[b]->name);
+	for (unsigned i = 0; i < ro->nbackends && m < sizeof(chosen); i++)
+		m += (size_t)snprintf(chosen + m, sizeof(chosen) - m, "%s%s", m ? "," : "", ro->backends[i]->name);
+	return mgb_usage_error("run", "--%s is an option of backend%s %s, and --backend is %s", ro->backend_option,
+			       strchr(takes, ',') ? "s" : "", takes, chosen);
 }
 
 /* --nfs-url: the run's one target is that server; every backend must be an NFS one. */

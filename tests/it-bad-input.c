@@ -76,6 +76,13 @@ int main(void)
 		{ { "run", "cost", "--fs", "tmpfs", "--phase-ms", "50", "--cycles", "1", "--poll-rate", "10,20", "--poll-rate",
 		    "10,20", "-o", out, NULL },
 		  2, "same parameters" },
+		/* L4: the messages name what was wrong: a backend option that four backends take, and
+		 * a --good that is no count of patches */
+		{ { "run", "write", "--backend", "sync", "--nfs-server", "knfsd", NULL },
+		  2, "--nfs-server is an option of backends nfs3, nfs4, nfs3-mount, nfs4-mount, and --backend is sync" },
+		{ { "kernel", "bisect", "--source", "debian:6.1", "--patches", "/nonexistent", "--good", "-1", "--metric",
+		    "distinct", "--", "run", "write", NULL },
+		  2, "--good '-1': with --patches, --good is how many" },
 		/* each option valid, the pair is not: a usage error before anything runs */
 		{ { "run", "statx06", "--change", "create", "--prequery", "yes", NULL }, 2, "--prequery" },
 	};
