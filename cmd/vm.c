@@ -294,7 +294,7 @@ int cmd_vm(int argc, char **argv)
 	if (mgb_session_begin(&session, true, err) < 0)
 		goto fail_session;
 	session_up = true;
-	if (mgb_vm_kernel_get(kernel, modules, session.tmpdir, quiet, &k, err))
+	if (mgb_vm_kernel_get(kernel, modules, session.tmpdir, quiet ? NULL : "mgbench vm", &k, err))
 		goto fail;
 	targets = module_targets(fs, knfsd, kernel_client, &fscopy);
 	if (!targets || (mgb_vm_modules(&k, targets, &mods, err) &&

@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -736,6 +737,34 @@ static void bisect_git_leftovers(void)
 		kill(child, SIGKILL);
 }
 
+static void no_network(void *arg)
+{
+	(void)arg;
+	if (unshare(CLONE_NEWNET))
+		_exit(125);
+}
+
+/*
+ * L12: kernel build's downloads say they are kernel build's: offline (a network namespace of
+ * its own), Debian's config for a 6.1 tree is fetched as linux-image, which fails after the
+ * progress line; it read "mgbench vm: downloading".
+ */
+static void download_progress(const char *tree)
+{
+	const char *args[] = { "kernel", "build", "--source", tree, "--config", "debian", "--config-only", NULL };
+	struct t_output o;
+
+	t_mgbench_with(&o, args, no_network, NULL);
+	if (o.status == 125) {
+		t_output_free(&o);
+		fprintf(stderr, "L12: no network namespace here: not judged\n");
+		return;
+	}
+	T_CHECK(o.status == 1 && strstr(o.err, "mgbench kernel: downloading linux-image-") && !strstr(o.err, "mgbench vm"),
+		"offline --config debian: exit %d (want 1), progress as mgbench kernel: %s", o.status, o.err);
+	t_output_free(&o);
+}
+
 /* kernel bisect over git, refused before a worktree is made or anything built: a directory
  * that is no repository, a revision it does not have, and a repository of something else. */
 static void bisect_git_refused(void)
@@ -973,6 +1002,7 @@ int main(void)
 	T_RUN(config_debian_refused(tree));
 	T_RUN(bisect_git_refused());
 	T_RUN(bisect_checks_first(tree));
+	T_RUN(download_progress(tree));
 	T_RUN(bisect_git_subject());
 	T_RUN(bisect_git_leftovers());
 	T_RUN(version_traversal());
