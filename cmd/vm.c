@@ -314,6 +314,11 @@ int cmd_vm(int argc, char **argv)
 	}
 	b.image = k.image;
 	b.initrd = initrd;
+	{
+		struct stat st;
+
+		b.initrd_mib = stat(initrd, &st) ? 0 : (unsigned)((st.st_size + (1 << 20) - 1) >> 20);
+	}
 	b.accel = accel;
 	b.cpus = cpus;
 	b.mem_mib = mem;
@@ -323,8 +328,8 @@ int cmd_vm(int argc, char **argv)
 		b.init_timeout_s = timeout;
 	b.quiet = quiet;
 	if (!quiet)
-		fprintf(stderr, "mgbench vm: booting %s (%s) under %s, %u CPU, %u MiB\n",
-			k.release ? k.release : k.image, kernel, accel, cpus, mem);
+		fprintf(stderr, "mgbench vm: booting %s (%s) under %s, %u CPU, %u MiB, initramfs %u MiB\n",
+			k.release ? k.release : k.image, kernel, accel, cpus, mem, b.initrd_mib);
 	if (mgb_vm_boot(&b, err))
 		goto fail;
 	if (b.guest_status != 0) {

@@ -138,6 +138,7 @@ struct mgb_vm_boot {
 	const char *accel;  /* "tcg" or "kvm" (kvm falls back to tcg after a probe) */
 	unsigned cpus, mem_mib, timeout_s;
 	unsigned init_timeout_s; /* give up when the guest's init has not spoken by then */
+	unsigned initrd_mib;     /* the initramfs's size, rounded up: for the message when it did not fit */
 	bool quiet;
 	/* results */
 	char *accel_used;
@@ -153,6 +154,8 @@ char *mgb_vm_qemu_version(char *err);
 /* Boot, stream the console, collect the document; -1 with a one-line err on failure (panic,
  * timeout, no document).  A guest mgbench failure returns 0 with guest_status set. */
 int mgb_vm_boot(struct mgb_vm_boot *b, char *err);
+/* The --mem to suggest when an initramfs of initrd_mib did not fit in the guest's memory. */
+unsigned mgb_vm_mem_needed(unsigned initrd_mib);
 /*
  * Whether a panic is likely the emulator's and not the kernel's, so that one more boot is fair:
  * under TCG (multi-threaded, as Debian 12's qemu 7.2 runs it) a vCPU can go on running a stale
