@@ -332,7 +332,12 @@ int cmd_vm(int argc, char **argv)
 			k.release ? k.release : k.image, kernel, accel, cpus, mem, b.initrd_mib);
 	if (mgb_vm_boot(&b, err))
 		goto fail;
-	if (b.guest_status != 0) {
+	if (b.guest_status != 0 && mgb_stop_requested() && b.document) {
+		/* the stop was passed on to the guest's run, which kept what it had finished (M4) */
+		fprintf(stderr, "mgbench vm: interrupted; the guest's %s stopped and sent back its document\n",
+			gargv[0]);
+		rc = MGB_EXIT_FAIL;
+	} else if (b.guest_status != 0) {
 		fprintf(stderr, "mgbench vm: the guest's mgbench %s failed (exit %d)%s\n", gargv[0],
 			b.guest_status, quiet ? "" : "; its errors are above");
 		rc = MGB_EXIT_FAIL;
