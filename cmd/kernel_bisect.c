@@ -17,6 +17,7 @@
 #include "stop.h"
 #include "util.h"
 #include "vm.h"
+#include "workload.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -96,6 +97,8 @@ struct bisect {
 	double *build_s; /* this run's wall time building prefix k (0 when it came from the cache) */
 	double *guest_s; /* this run's wall time of its guest */
 	bool *built;     /* built by this run, not found in the cache */
+	char **failed;   /* why prefix k could not be built or run: not tried again per filesystem */
+	bool outdir_made; /* removed again if a failed or stopped bisect left it empty */
 };
 
 static const char *base_name(const char *path)
@@ -211,13 +214,22 @@ static json_t *measure(struct bisect *b, size_t k, char *err)
 
 	if (b->docs[k])
 		return b->docs[k];
-	snprintf(doc, sizeof(doc), "%s/prefix-%02zu.json", b->outdir, k);
-	if (build_prefix(b, k, err))
+	/* one failure per prefix: the next filesystem would build (or boot) it again to fail again */
+	if (b->failed[k]) {
+		snprintf(err, MGB_ERR_LEN, "%s", b->failed[k]);
 		return NULL;
+	}
+	snprintf(doc, sizeof(doc), "%s/prefix-%02zu.json", b->outdir, k);
+	if (build_prefix(b, k, err)) {
+		b->failed[k] = mgb_stop_requested() ? NULL : strdup(err);
+		return NULL;
+	}
 	int64_t t0 = mgb_clock_ns(CLOCK_MONOTONIC);
 
-	if (run_guest(b, k, doc, err))
+	if (run_guest(b, k, doc, err)) {
+		b->failed[k] = mgb_stop_requested() ? NULL : strdup(err);
 		return NULL;
+	}
 	b->guest_s[k] = (double)(mgb_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 	paths[0] = doc;
 	if (mgb_docs_load("kernel bisect", paths, 1, 1, &b->docs[k])) {
@@ -437,7 +449,30 @@ static int make_outdir(struct bisect *b, char *buf, size_t len, char *err)
 	}
 	if (mkdir(b->outdir, 0755))
 		return mgb_err(err, "-o %.200s: %s (bisect writes a new directory)", b->outdir, strerror(errno));
+	b->outdir_made = true;
 	return 0;
+}
+
+/*
+ * --metric names a column of a workload the guest runs, as compare's --metrics matches one
+ * (header, key or leaf): checked before anything is built, since judge() would find a typo only
+ * after building the good prefix and the whole series and booting both (M6).
+ */
+static int check_metric(const char *metric, const struct mgb_run_check *rc)
+{
+	char cols[400] = "";
+	size_t len = 0;
+
+	for (unsigned i = 0; i < rc->nworkloads; i++)
+		for (const struct mgb_column *c = rc->workloads[i]->columns; c && c->header; c++) {
+			if (mgb_compare_name_matches(metric, c->path, c->header))
+				return 0;
+			if (len < sizeof(cols))
+				len += (size_t)snprintf(cols + len, sizeof(cols) - len, "%s%s", len ? ", " : "", c->header);
+		}
+	return mgb_usage_error("kernel bisect", "--metric '%.60s' is not a column of %s (columns: %s)", metric,
+			       rc->nworkloads == 1 ? rc->workloads[0]->name : "the run's workloads",
+			       cols[0] ? cols : "none");
 }
 
 static int parse(struct bisect *b, int argc, char **argv, int *n_patches)
@@ -497,9 +532,15 @@ static int parse(struct bisect *b, int argc, char **argv, int *n_patches)
 	}
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
-	if (*n_patches && (b->good_rev || b->bad_rev))
-		return mgb_usage_error("kernel bisect", "--good %s and --bad name commits of a git --source, which "
-				       "takes no --patches", b->good_rev ? b->good_rev : "N");
+	/* with --patches, --good counts patches: a revision (or a negative count) is refused as
+	 * such, not as if --bad had been given (L4) */
+	if (*n_patches && b->good_rev)
+		return mgb_usage_error("kernel bisect", "--good '%.60s': with --patches, --good is how many of the "
+				       "series' first patches are known good (0 or more); a commit is for a git "
+				       "--source without --patches", b->good_rev);
+	if (*n_patches && b->bad_rev)
+		return mgb_usage_error("kernel bisect", "--bad names a commit of a git --source, which takes no "
+				       "--patches (a series is judged up to its last patch)");
 	b->use_git = !*n_patches && b->good_rev;
 	if (!b->source || !(*n_patches || b->use_git) || !b->metric)
 		return mgb_usage_error("kernel bisect", "--source, --patches (or, over a git source, --good REV) and "
@@ -535,6 +576,10 @@ int cmd_kernel_bisect(int argc, char **argv)
 			return MGB_EXIT_OK;
 		return c ? c : mgb_usage_error("kernel bisect", "the run's document is bisect's own: no -o or --json");
 	}
+	if ((c = check_metric(b.metric, &rc_check))) {
+		free(b.patch_args);
+		return c;
+	}
 	if (b.use_git ? mgb_bisect_git_open(b.source, b.good_rev, b.bad_rev, &b.git, err)
 		      : mgb_kbuild_series(b.patch_args, &b.files, &b.n, err))
 		goto out;
@@ -550,7 +595,8 @@ int cmd_kernel_bisect(int argc, char **argv)
 	b.build_s = calloc(b.n + 1, sizeof(*b.build_s));
 	b.guest_s = calloc(b.n + 1, sizeof(*b.guest_s));
 	b.built = calloc(b.n + 1, sizeof(*b.built));
-	if (!b.docs || !b.kdirs || !b.build_s || !b.guest_s || !b.built) {
+	b.failed = calloc(b.n + 1, sizeof(*b.failed));
+	if (!b.docs || !b.kdirs || !b.build_s || !b.guest_s || !b.built || !b.failed) {
 		mgb_err(err, "out of memory");
 		goto out;
 	}
@@ -574,10 +620,17 @@ int cmd_kernel_bisect(int argc, char **argv)
 out:
 	if (err[0])
 		fprintf(stderr, "mgbench kernel bisect: %s\n", err);
+	/* a failed or interrupted bisect leaves its documents, but no empty directory (L3):
+	 * rmdir removes only an empty one */
+	if (b.outdir_made && (rc != MGB_EXIT_OK || mgb_stop_requested()))
+		rmdir(b.outdir);
 	for (size_t k = 0; b.docs && k <= b.n; k++) {
 		json_decref(b.docs[k]);
 		free(b.kdirs[k]);
+		if (b.failed)
+			free(b.failed[k]);
 	}
+	free(b.failed);
 	free(b.docs);
 	free(b.kdirs);
 	free(b.build_s);

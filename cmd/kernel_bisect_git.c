@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "kernel_bisect.h"
+#include "proc.h" /* mgb_run_program */
 #include "kbuild.h" /* mgb_kb_tree_files */
 #include "proc.h"
 #include "util.h"
@@ -217,24 +218,30 @@ const char *mgb_bisect_git_label(struct mgb_bisect_git *g, size_t k)
 		g->labels[k] = git_line(argv, "git log", e);
 		if (!g->labels[k])
 			g->labels[k] = strndup(g->commits[k], 12);
+		/* a subject is anyone's text: no escape sequence, C1 control or bidi override from it
+		 * reaches the terminal (L2) */
+		if (g->labels[k])
+			mgb_printable(g->labels[k]);
 	}
 	return g->labels[k] ? g->labels[k] : "?";
 }
 
+/*
+ * Not through mgb_capture, which stops its child at once when a stop has been requested: after
+ * SIGINT this is the cleanup itself, and the user's repository kept a stale, prunable worktree
+ * entry (L3).  git's output goes to /dev/null; a failure is no one's to report.
+ */
 void mgb_bisect_git_remove_worktree(struct mgb_bisect_git *g)
 {
-	char *out = NULL, e[MGB_ERR_LEN];
+	char e[MGB_ERR_LEN];
 	const char *rm[] = { "git", "-C", g->repo, "worktree", "remove", "--force", g->worktree, NULL };
 	const char *prune[] = { "git", "-C", g->repo, "worktree", "prune", NULL };
 
 	if (!g->worktree || !g->repo)
 		return;
-	mgb_capture(rm, NULL, &out, e);
-	free(out);
-	out = NULL;
+	mgb_run_program(rm, e);
 	mgb_remove_tree(g->worktree);
-	mgb_capture(prune, NULL, &out, e);
-	free(out);
+	mgb_run_program(prune, e);
 }
 
 void mgb_bisect_git_close(struct mgb_bisect_git *g)

@@ -34,12 +34,18 @@ int cmd_plot(int argc, char **argv);
 
 /* What a `run` command line asks for, checked without running it (vm checks its guest's command
  * on the host, before a boot): 0, a usage error (printed; MGB_EXIT_USAGE), or -1 after --help. */
+#define MGB_RUN_MAX_WORKLOADS 16
+struct mgb_workload;
 struct mgb_run_check {
 	bool output;         /* -o given */
 	bool json, nfs, nfs_url;
 	bool knfsd;          /* an NFS backend with --nfs-server knfsd */
 	bool ganesha;        /* an NFS backend with the embedded nfs-ganesha (the default) */
 	bool kernel_client;  /* an NFS backend through the kernel's client (nfs3-mount, nfs4-mount) */
+	/* the workloads the run names, in its order (kernel bisect checks --metric against their
+	 * columns before it builds anything) */
+	const struct mgb_workload *workloads[MGB_RUN_MAX_WORKLOADS];
+	unsigned nworkloads;
 };
 int mgb_run_args_check(int argc, char **argv, struct mgb_run_check *c);
 

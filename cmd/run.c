@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_ITEMS 16
+#define MAX_ITEMS MGB_RUN_MAX_WORKLOADS
 
 struct run_opts {
 	const struct mgb_workload *workloads[MAX_ITEMS];
@@ -45,6 +45,7 @@ struct run_opts {
 	uint64_t repeat;
 	bool fs_given;
 	bool quiet, json, check;
+	const char *backend_option; /* the first backend option given, for its usage error */
 };
 
 enum {
@@ -203,6 +204,7 @@ static int set_backend_option(struct run_opts *ro, int code, const char *value, 
 		if (!o)
 			continue;
 		given[b] = true;
+		ro->backend_option = ro->backend_option ?: o->name;
 		if (mgb_param_set(o, ro->backend_params[b], value, err) < 0)
 			return mgb_usage_error("run", "%s", err);
 	}
@@ -217,17 +219,30 @@ static bool backend_chosen(const struct run_opts *ro, const struct mgb_backend_o
 	return false;
 }
 
+/*
+ * Backend options given, and none of the backends that take them chosen: name the option and
+ * every backend that takes it (--nfs-server is four backends', not nfs3's alone: L4).
+ */
 static int check_backend_options(const struct run_opts *ro, const bool *given)
 {
-	bool any_given_chosen = false;
+	bool any = false;
+	char takes[200] = "", chosen[200] = "";
+	size_t n = 0, m = 0;
 
+	for (size_t b = 0; mgb_backends[b]; b++) {
+		if (given[b] && backend_chosen(ro, mgb_backends[b]))
+			return 0;
+		any = any || given[b];
+	}
+	if (!any)
+		return 0;
 	for (size_t b = 0; mgb_backends[b]; b++)
-		any_given_chosen = any_given_chosen || (given[b] && backend_chosen(ro, mgb_backends[b]));
-	for (size_t b = 0; mgb_backends[b]; b++)
-		if (given[b] && !any_given_chosen)
-			return mgb_usage_error("run", "options of backend '%s' given without --backend %s",
-					       mgb_backends[b]->name, mgb_backends[b]->name);
-	return 0;
+		if (mgb_option_table_find(mgb_backends[b]->options, ro->backend_option) && n < sizeof(takes))
+			n += (size_t)snprintf(takes + n, sizeof(takes) - n, "%s%s", n ? ", " : "", mgb_backends[b]->name);
+	for (unsigned i = 0; i < ro->nbackends && m < sizeof(chosen); i++)
+		m += (size_t)snprintf(chosen + m, sizeof(chosen) - m, "%s%s", m ? "," : "", ro->backends[i]->name);
+	return mgb_usage_error("run", "--%s is an option of backend%s %s, and --backend is %s", ro->backend_option,
+			       strchr(takes, ',') ? "s" : "", takes, chosen);
 }
 
 /* --nfs-url: the run's one target is that server; every backend must be an NFS one. */
@@ -248,6 +263,23 @@ static const void *backend_params_of(const struct run_opts *ro, const struct mgb
 		if (mgb_backends[b] == ops)
 			return ro->backend_params[b];
 	return NULL;
+}
+
+/* Do two parameter sets hold the same value of option o? */
+static bool same_option_value(const struct mgb_option *o, const void *a, const void *b)
+{
+	switch (o->type) {
+	case MGB_OPT_U64:
+	case MGB_OPT_SIZE:
+		return MGB_PARAM(a, uint64_t, o) == MGB_PARAM(b, uint64_t, o);
+	case MGB_OPT_CHOICE:
+		return MGB_PARAM(a, unsigned, o) == MGB_PARAM(b, unsigned, o);
+	case MGB_OPT_BOOL:
+		return MGB_PARAM(a, bool, o) == MGB_PARAM(b, bool, o);
+	case MGB_OPT_STRING:
+		break;
+	}
+	return false;
 }
 
 /*
@@ -288,6 +320,12 @@ static int sweep_workload(struct run_opts *ro, unsigned i, const struct mgb_opti
 		}
 		if (rc == 0 && mgb_param_set(o, ro->params[at], v, err) < 0)
 			rc = mgb_usage_error("run", "%s", err);
+		/* "10,max,10" or "4096,4k": one value twice makes two cells the document reader
+		 * refuses as one repeated, after the run's time is spent (M3) */
+		for (unsigned k = i; rc == 0 && k < at; k++)
+			if (same_option_value(o, ro->params[k], ro->params[at]))
+				rc = mgb_usage_error("run", "--%s '%s': the value '%s' is given twice (use --repeat N "
+							    "to run it again)", o->name, list, v);
 		n++;
 	}
 	free(copy);
@@ -314,6 +352,38 @@ static int set_workload_option(struct run_opts *ro, const char *name, const char
 		}
 	}
 	return 0;
+}
+
+/*
+ * Two sweeps of one option (--poll-rate 10,20 --poll-rate 10,20: the second sweeps each entry
+ * of the first again) can still make one workload's parameters twice: the same check as the
+ * document reader's (doc_read.c check_duplicates), before the run rather than after it.
+ */
+static int check_distinct_params(const struct run_opts *ro)
+{
+	char *keys[MAX_ITEMS] = { NULL };
+	int rc = 0;
+
+	for (unsigned i = 0; i < ro->nworkloads; i++) {
+		json_t *p = mgb_params_to_json(ro->workloads[i], ro->params[i]);
+
+		keys[i] = json_dumps(p, JSON_SORT_KEYS | JSON_COMPACT);
+		json_decref(p);
+		if (!keys[i]) {
+			rc = mgb_usage_error("run", "out of memory");
+			break;
+		}
+		for (unsigned j = 0; rc == 0 && j < i; j++)
+			if (ro->workloads[j] == ro->workloads[i] && !strcmp(keys[j], keys[i]))
+				rc = mgb_usage_error("run", "%s: two sets of cells have the same parameters (give "
+							    "each option's list once; --repeat N runs a cell again)",
+						     ro->workloads[i]->name);
+		if (rc)
+			break;
+	}
+	for (unsigned i = 0; i < ro->nworkloads; i++)
+		free(keys[i]);
+	return rc;
 }
 
 static int parse_count(const char *opt, const char *text, uint64_t *v)
@@ -408,6 +478,8 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	for (unsigned i = 0; rc == 0 && i < ro->nworkloads; i++)
 		if (ro->workloads[i]->check_params && ro->workloads[i]->check_params(ro->params[i], err) < 0)
 			rc = mgb_usage_error("run", "%s: %s", ro->workloads[i]->name, err);
+	if (rc == 0)
+		rc = check_distinct_params(ro);
 	free(opts);
 	free(names);
 	return rc;
@@ -697,6 +769,9 @@ int mgb_run_args_check(int argc, char **argv, struct mgb_run_check *c)
 	c->knfsd = any_knfsd(&ro);
 	c->ganesha = any_ganesha(&ro) && !c->nfs_url;
 	c->kernel_client = any_kernel_client(&ro);
+	for (unsigned i = 0; i < ro.nworkloads; i++)
+		c->workloads[i] = ro.workloads[i];
+	c->nworkloads = ro.nworkloads;
 	free_params(&ro);
 	for (int i = 0; i < argc; i++)
 		free(copy[i]);

@@ -299,7 +299,7 @@ int cmd_vm(int argc, char **argv)
 	if (mgb_session_begin(&session, true, err) < 0)
 		goto fail_session;
 	session_up = true;
-	if (mgb_vm_kernel_get(kernel, modules, session.tmpdir, quiet, &k, err))
+	if (mgb_vm_kernel_get(kernel, modules, session.tmpdir, quiet ? NULL : "mgbench vm", &k, err))
 		goto fail;
 	targets = module_targets(fs, knfsd, kernel_client, &fscopy);
 	if (!targets || (mgb_vm_modules(&k, targets, &mods, err) &&
@@ -319,6 +319,11 @@ int cmd_vm(int argc, char **argv)
 	}
 	b.image = k.image;
 	b.initrd = initrd;
+	{
+		struct stat st;
+
+		b.initrd_mib = stat(initrd, &st) ? 0 : (unsigned)((st.st_size + (1 << 20) - 1) >> 20);
+	}
 	b.accel = accel;
 	b.cpus = cpus;
 	b.mem_mib = mem;
@@ -328,11 +333,16 @@ int cmd_vm(int argc, char **argv)
 		b.init_timeout_s = timeout;
 	b.quiet = quiet;
 	if (!quiet)
-		fprintf(stderr, "mgbench vm: booting %s (%s) under %s, %u CPU, %u MiB\n",
-			k.release ? k.release : k.image, kernel, accel, cpus, mem);
+		fprintf(stderr, "mgbench vm: booting %s (%s) under %s, %u CPU, %u MiB, initramfs %u MiB\n",
+			k.release ? k.release : k.image, kernel, accel, cpus, mem, b.initrd_mib);
 	if (mgb_vm_boot(&b, err))
 		goto fail;
-	if (b.guest_status != 0) {
+	if (b.guest_status != 0 && mgb_stop_requested() && b.document) {
+		/* the stop was passed on to the guest's run, which kept what it had finished (M4) */
+		fprintf(stderr, "mgbench vm: interrupted; the guest's %s stopped and sent back its document\n",
+			gargv[0]);
+		rc = MGB_EXIT_FAIL;
+	} else if (b.guest_status != 0) {
 		fprintf(stderr, "mgbench vm: the guest's mgbench %s failed (exit %d)%s\n", gargv[0],
 			b.guest_status, quiet ? "" : "; its errors are above");
 		rc = MGB_EXIT_FAIL;

@@ -24,8 +24,9 @@ struct mgb_apt {
 /* The system configuration (nothing to set up). */
 void mgb_apt_system(struct mgb_apt *a);
 /* A private configuration for suite (e.g. "sid") under cache/apt/<suite>; runs `apt-get update`
- * into it when its lists are missing or older than a day. */
-int mgb_apt_private(struct mgb_apt *a, const char *cache, const char *suite, bool quiet, char *err);
+ * into it when its lists are missing or older than a day.  who: the progress lines' prefix, the
+ * command's ("mgbench vm", "mgbench kernel"), or NULL for none (as for every who below). */
+int mgb_apt_private(struct mgb_apt *a, const char *cache, const char *suite, const char *who, char *err);
 void mgb_apt_free(struct mgb_apt *a);
 
 /* The first Debian mirror URI configured in /etc/apt (malloc'd), or NULL with err set. */
@@ -36,7 +37,7 @@ char *mgb_apt_version(const struct mgb_apt *a, const char *pkg, char *err);
 char **mgb_apt_depends(const struct mgb_apt *a, const char *pkg, char *err);
 void mgb_strv_free(char **v);
 /* `apt-get download pkg` into dir (made if missing); the .deb's path (malloc'd) or NULL. */
-char *mgb_apt_download(const struct mgb_apt *a, const char *pkg, const char *dir, bool quiet, char *err);
+char *mgb_apt_download(const struct mgb_apt *a, const char *pkg, const char *dir, const char *who, char *err);
 
 
 /* ---- the Debian kernels known by name (lib/vm/debian.c) ---- */
@@ -79,8 +80,9 @@ json_t *mgb_vm_outer_host_json(json_t *vm);
 /* Resolve --kernel spec (a path, a `mgbench kernel build` directory, or debian:6.1 / debian:6.12 / debian:unstable) and --modules
  * (NULL if not given), fetching and unpacking Debian packages into the cache when needed.  A
  * --modules tree must be the image's release; it is indexed (depmod) in a mirror under scratch,
- * never written to.  A build directory's vmlinux is checked against its manifest's sha256. */
-int mgb_vm_kernel_get(const char *spec, const char *modules, const char *scratch, bool quiet,
+ * never written to.  A build directory's vmlinux is checked against its manifest's sha256.  who:
+ * the progress lines' prefix (the command's: "mgbench vm", "mgbench kernel"), NULL for none. */
+int mgb_vm_kernel_get(const char *spec, const char *modules, const char *scratch, const char *who,
 		      struct mgb_vm_kernel *k, char *err);
 void mgb_vm_kernel_free(struct mgb_vm_kernel *k);
 /* A cached Debian tree whose index failed a lookup (damaged, or stale): index a mirror of it
@@ -127,6 +129,7 @@ struct mgb_vm_boot {
 	const char *accel;  /* "tcg" or "kvm" (kvm falls back to tcg after a probe) */
 	unsigned cpus, mem_mib, timeout_s;
 	unsigned init_timeout_s; /* give up when the guest's init has not spoken by then */
+	unsigned initrd_mib;     /* the initramfs's size, rounded up: for the message when it did not fit */
 	bool quiet;
 	/* results */
 	char *accel_used;
@@ -142,6 +145,8 @@ char *mgb_vm_qemu_version(char *err);
 /* Boot, stream the console, collect the document; -1 with a one-line err on failure (panic,
  * timeout, no document).  A guest mgbench failure returns 0 with guest_status set. */
 int mgb_vm_boot(struct mgb_vm_boot *b, char *err);
+/* The --mem to suggest when an initramfs of initrd_mib did not fit in the guest's memory. */
+unsigned mgb_vm_mem_needed(unsigned initrd_mib);
 /*
  * Whether a panic is likely the emulator's and not the kernel's, so that one more boot is fair:
  * under TCG (multi-threaded, as Debian 12's qemu 7.2 runs it) a vCPU can go on running a stale

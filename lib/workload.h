@@ -132,6 +132,13 @@ static inline bool mgb_round_tick(struct mgb_ctx *ctx, uint64_t done)
 	return false;
 }
 
+/* A backend call that a requested stop cut short (-EINTR: a signal ended the wait for an NFS
+ * reply): the loop ends there, as at a round check, and keeps what it measured. */
+static inline bool mgb_call_stopped(int r)
+{
+	return r == -EINTR && mgb_stop_requested();
+}
+
 /* What the cell's backend must offer for these parameters: needs_ops and needs_ops_for's. */
 static inline unsigned mgb_workload_needs_ops(const struct mgb_workload *w, const void *params)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 struct bad_case {
-	const char *args[12];
+	const char *args[16];
 	int status;        /* expected exit */
 	const char *names; /* the message must contain this */
 };
@@ -70,6 +70,19 @@ int main(void)
 		/* cells that could not be told apart */
 		{ { "run", "write", "--fs", "ext4,ext4", NULL }, 2, "given twice" },
 		{ { "run", "write,write", NULL }, 2, "given twice" },
+		/* a sweep list with one value twice, however spelled (M3), or two sweeps of one option */
+		{ { "run", "cost", "--fs", "tmpfs", "--phase-ms", "50", "--cycles", "1", "--poll-rate", "10,max,10", "-o", out, NULL }, 2, "given twice" },
+		{ { "run", "cost", "--fs", "tmpfs", "--phase-ms", "50", "--cycles", "1", "--poll-rate", "100,0100", "-o", out, NULL }, 2, "given twice" },
+		{ { "run", "cost", "--fs", "tmpfs", "--phase-ms", "50", "--cycles", "1", "--poll-rate", "10,20", "--poll-rate",
+		    "10,20", "-o", out, NULL },
+		  2, "same parameters" },
+		/* L4: the messages name what was wrong: a backend option that four backends take, and
+		 * a --good that is no count of patches */
+		{ { "run", "write", "--backend", "sync", "--nfs-server", "knfsd", NULL },
+		  2, "--nfs-server is an option of backends nfs3, nfs4, nfs3-mount, nfs4-mount, and --backend is sync" },
+		{ { "kernel", "bisect", "--source", "debian:6.1", "--patches", "/nonexistent", "--good", "-1", "--metric",
+		    "distinct", "--", "run", "write", NULL },
+		  2, "--good '-1': with --patches, --good is how many" },
 		/* each option valid, the pair is not: a usage error before anything runs */
 		{ { "run", "statx06", "--change", "create", "--prequery", "yes", NULL }, 2, "--prequery" },
 	};

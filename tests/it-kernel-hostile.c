@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <glob.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -619,6 +620,174 @@ static void config_debian_refused(const char *tree)
 	refused("--config debian on a 5.10 tree", a3, "Debian ships no kernel config mgbench knows for 5.10");
 }
 
+/*
+ * M6: a patch that holds no diff, and a --metric no column has, are refused before anything is
+ * built or booted: kernel build at once, and kernel bisect before it builds its good prefix
+ * (it built and booted the prefixes before the bad patch, then failed once per filesystem).
+ */
+static void bisect_checks_first(const char *tree)
+{
+	const char *dir = path_of("m6-series"), *out = path_of("m6-bisect"), *out2 = path_of("m6-bisect-metric");
+	char good[800], garbage[800], *o;
+	struct stat st;
+	int rc;
+
+	mkdir(dir, 0755);
+	snprintf(good, sizeof(good), "%s/0001-comment.patch", dir);
+	snprintf(garbage, sizeof(garbage), "%s/0002-not-a-diff.patch", dir);
+	write_file(good, "--- a/Kconfig\n+++ b/Kconfig\n@@ -1 +1,2 @@\n+# a comment\n source \"arch/x86/Kconfig\"\n");
+	write_file(garbage, "Subject: a mail without its diff\n\nThe patch was not attached.\n");
+	const char *a1[] = { "kernel", "build", "-q", "--source", tree, "--patches", dir, NULL };
+	refused("M6 kernel build: a patch without a diff", a1, "it holds no diff");
+	const char *a2[] = { "kernel", "bisect", "-q", "--source", tree, "--patches", dir, "--good", "1", "--metric", "distinct",
+			     "-o", out, "--", "run", "write", "--fs", "tmpfs", NULL };
+	refused("M6 kernel bisect: a patch without a diff", a2, "0002-not-a-diff.patch cannot be read: it holds no diff");
+	T_CHECK(stat(out, &st) && errno == ENOENT, "the refused bisect made no %s", out);
+	unlink(garbage);
+	const char *a3[] = { "kernel", "bisect", "-q", "--source", tree, "--patches", dir, "--metric", "distinc", "-o",
+			     out2, "--", "run", "write", "--fs", "tmpfs", NULL };
+	rc = run(a3, 15, &o);
+	T_CHECK(rc == 2 && strstr(o, "--metric 'distinc' is not a column of write") && strstr(o, "distinct"),
+		"a mistyped --metric: exit %d (want 2, naming the columns): %s", rc, o);
+	free(o);
+	T_CHECK(stat(out2, &st) && errno == ENOENT, "the refused bisect made no %s", out2);
+	unlink(good);
+	rmdir(dir);
+}
+
+/* A git repository of a fake kernel tree: a first commit with the given subject (the good one a
+ * bisect builds first), then another. */
+static const char *git_tree(const char *name, const char *bz, const char *subject)
+{
+	const char *dir = fake_tree(name, "", NULL, bz);
+	char kconfig[800], e[MGB_ERR_LEN];
+	const char *init[] = { "git", "init", "-q", dir, NULL }, *add[] = { "git", "-C", dir, "add", "-A", NULL },
+		   *c1[] = { "git", "-C", dir, "-c", "user.name=it", "-c", "user.email=it@mgbench", "commit", "-q", "-m",
+			     subject, NULL },
+		   *c2[] = { "git", "-C", dir, "-c", "user.name=it", "-c", "user.email=it@mgbench", "commit", "-q", "-m",
+			     "second", NULL };
+	int st;
+
+	/* git keeps no empty directory, and a kernel tree has scripts/kconfig */
+	snprintf(kconfig, sizeof(kconfig), "%s/scripts/kconfig/Makefile", dir);
+	write_file(kconfig, "");
+	st = mgb_capture(init, NULL, NULL, e) || mgb_capture(add, NULL, NULL, e) || mgb_capture(c1, NULL, NULL, e);
+	snprintf(kconfig, sizeof(kconfig), "%s/Kconfig", dir);
+	write_file(kconfig, "source \"arch/x86/Kconfig\"\n# the second commit\n");
+	st = st || mgb_capture(add, NULL, NULL, e) || mgb_capture(c2, NULL, NULL, e);
+	T_CHECK(!st, "a repository of %s: %s", name, e);
+	return dir;
+}
+
+/* How many worktrees git lists for repo (its own included), and whether one is prunable. */
+static unsigned worktrees(const char *repo, bool *prunable)
+{
+	const char *argv[] = { "git", "-C", repo, "worktree", "list", "--porcelain", NULL };
+	char *out = NULL, e[MGB_ERR_LEN];
+	unsigned n = 0;
+
+	mgb_capture(argv, NULL, &out, e);
+	for (const char *l = out; l && (l = strstr(l, "worktree ")); l++)
+		n += l == out || l[-1] == '\n';
+	*prunable = out && strstr(out, "prunable");
+	free(out);
+	return n;
+}
+
+/* L2: a commit subject is printed without its escape sequences, C1 controls and bidi overrides. */
+static void bisect_git_subject(void)
+{
+	const char *subject = "evil \033]0;title\007\033[2J \xc2\x9b" "31m red \xe2\x80\xae desrever \xe2\x81\xa6";
+	const char *repo, *out = path_of("l2-bisect");
+	char kb[800], *o;
+	int rc;
+
+	/* a bisect over git on a cache without kbuild/ cannot lock its worktree: made by the earlier
+	 * cases, here in case it runs alone */
+	snprintf(kb, sizeof(kb), "%s/kbuild", cache);
+	mkdir(kb, 0755);
+	repo = git_tree("gitsubject", NULL, subject);
+	/* the guest of the fake kernel fails, after the good commit's label was printed */
+	const char *a1[] = { "kernel", "bisect", "--source", repo, "--good", "HEAD~1", "--metric", "distinct", "-o", out,
+			     "--", "run", "write", "--fs", "tmpfs", NULL };
+	rc = run(a1, 30, &o);
+	T_CHECK(rc == 1, "the bisect of a fake kernel fails: exit %d: %s", rc, o);
+	T_CHECK(strstr(o, "evil") && !strchr(o, '\033') && !strchr(o, '\007') && !strstr(o, "\xc2\x9b") &&
+			!strstr(o, "\xe2\x80\xae") && !strstr(o, "\xe2\x81\xa6"),
+		"the subject is printed, without ESC, BEL, U+009B, U+202E or U+2066: %s", o);
+	free(o);
+}
+
+/*
+ * L3: a failed bisect, and one stopped by SIGINT while make runs, leave no empty
+ * mgbench-bisect directory (-o here) and no worktree entry in the user's repository.
+ */
+static void bisect_git_leftovers(void)
+{
+	const char *repo, *out = path_of("l3-failed"), *out2 = path_of("l3-int"), *mark = path_of("l3-make.pid");
+	char slow[800], *o;
+	struct stat st;
+	bool prunable;
+	int rc;
+
+	snprintf(slow, sizeof(slow), "%s/kbuild", cache);
+	mkdir(slow, 0755);
+	repo = git_tree("gitfail", NULL, "a commit");
+	/* the guest of the fake kernel fails */
+	const char *a1[] = { "kernel", "bisect", "--source", repo, "--good", "HEAD~1", "--metric", "distinct", "-o", out,
+			     "--", "run", "write", "--fs", "tmpfs", NULL };
+	rc = run(a1, 30, &o);
+	T_CHECK(rc == 1, "the bisect of a fake kernel fails: exit %d: %s", rc, o);
+	free(o);
+	T_CHECK(stat(out, &st) && errno == ENOENT, "the failed bisect left no empty %s", out);
+	T_CHECK(worktrees(repo, &prunable) == 1 && !prunable, "the failed bisect left no worktree entry");
+
+	/* stopped while make runs */
+	snprintf(slow, sizeof(slow), "echo $$$$ > %s; exec sleep 60", mark);
+	repo = git_tree("gitslow", slow, "slow");
+	const char *a2[] = { "kernel", "bisect", "--source", repo, "--good", "HEAD~1", "--metric", "distinct", "-o", out2,
+			     "--", "run", "write", "--fs", "tmpfs", NULL };
+	pid_t pid = start(a2, NULL), child = pid_from(mark, 20);
+
+	T_CHECK(child > 0, "make's recipe started");
+	kill(pid, SIGINT);
+	rc = wait_for(pid, 15);
+	T_CHECK(rc == 130, "SIGINT during the bisect's make: exit %d", rc);
+	T_CHECK(stat(out2, &st) && errno == ENOENT, "the stopped bisect left no empty %s", out2);
+	T_CHECK(worktrees(repo, &prunable) == 1 && !prunable, "the stopped bisect left no worktree entry%s",
+		prunable ? " (a prunable one)" : "");
+	if (child > 0)
+		kill(child, SIGKILL);
+}
+
+static void no_network(void *arg)
+{
+	(void)arg;
+	if (unshare(CLONE_NEWNET))
+		_exit(125);
+}
+
+/*
+ * L12: kernel build's downloads say they are kernel build's: offline (a network namespace of
+ * its own), Debian's config for a 6.1 tree is fetched as linux-image, which fails after the
+ * progress line; it read "mgbench vm: downloading".
+ */
+static void download_progress(const char *tree)
+{
+	const char *args[] = { "kernel", "build", "--source", tree, "--config", "debian", "--config-only", NULL };
+	struct t_output o;
+
+	t_mgbench_with(&o, args, no_network, NULL);
+	if (o.status == 125) {
+		t_output_free(&o);
+		fprintf(stderr, "L12: no network namespace here: not judged\n");
+		return;
+	}
+	T_CHECK(o.status == 1 && strstr(o.err, "mgbench kernel: downloading linux-image-") && !strstr(o.err, "mgbench vm"),
+		"offline --config debian: exit %d (want 1), progress as mgbench kernel: %s", o.status, o.err);
+	t_output_free(&o);
+}
+
 /* kernel bisect over git, refused before a worktree is made or anything built: a directory
  * that is no repository, a revision it does not have, and a repository of something else. */
 static void bisect_git_refused(void)
@@ -959,6 +1128,10 @@ int main(void)
 	T_RUN(config_fragments(tree));
 	T_RUN(config_debian_refused(tree));
 	T_RUN(bisect_git_refused());
+	T_RUN(bisect_checks_first(tree));
+	T_RUN(download_progress(tree));
+	T_RUN(bisect_git_subject());
+	T_RUN(bisect_git_leftovers());
 	T_RUN(version_traversal());
 	T_RUN(output_dirs(tree));
 	T_RUN(output_held(false));

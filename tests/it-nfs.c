@@ -328,6 +328,43 @@ static void server_dies(void)
 	t_host_check_clean(&before, "after the server tests");
 }
 
+/*
+ * M7: SIGINT while a call waits for the server's reply (the server stopped, so that the signal
+ * lands in libnfs's poll, as it did once in 16 runs) gives an interrupted cell with the writes
+ * so far, not an error: libnfs reported the cut-short poll as an I/O error.
+ */
+static void sigint_during_call(void)
+{
+	struct t_host before;
+
+	t_host_snapshot(&before);
+	for (size_t b = 0; b < 2; b++) {
+		pid_t server, pid = start_long_run(backends[b], "30", &server);
+		json_t *doc, *cell;
+		double took;
+		int rc;
+
+		if (server > 0)
+			kill(server, SIGSTOP);
+		usleep(500 * 1000); /* the writer now waits in poll for a reply that does not come */
+		kill(pid, SIGINT);
+		rc = wait_exit(pid, &took);
+		if (server > 0)
+			kill(server, SIGCONT);
+		T_CHECK(rc == 130, "%s: SIGINT during a call: exit %d (want 130): %s", backends[b], rc, read_err());
+		T_CHECK(took < 10, "%s: stopped within seconds (%.2f s)", backends[b], took);
+		doc = t_load(t_result_path("long.json"));
+		cell = json_array_get(json_object_get(doc, "cells"), 0);
+		T_CHECK(cell && !strcmp(t_str(cell, "status"), "interrupted"), "%s: the cell is interrupted, not '%s' (%s)",
+			backends[b], t_str(cell, "status"), t_str(cell, "error"));
+		T_CHECK(t_metric(cell, "writes") > 0, "%s: with the writes so far (%g)", backends[b],
+			t_metric(cell, "writes"));
+		json_decref(doc);
+		check_no_server(backends[b]);
+	}
+	t_host_check_clean(&before, "after SIGINT during a call");
+}
+
 static unsigned dead_port(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -460,6 +497,7 @@ int main(void)
 	T_RUN(ramfs_unsupported());
 	T_RUN(coarse_export());
 	T_RUN(server_dies());
+	T_RUN(sigint_during_call());
 	T_RUN(url_to_nothing());
 	T_RUN(url_to_server());
 	T_RUN(check_no_server("at the end"));

@@ -397,6 +397,35 @@ static void damaged_kernel(const char *vmlinux, const char *release)
 		"D5: a damaged kernel: exit %d after %.1f s: %s", r.status, r.secs, r.err);
 }
 
+/* M5: a --mem too small for the initramfs says so, and what to give, rather than "No working init
+ * found", which points at the kernel.  256 MiB, the smallest --mem takes, fits no initramfs vm
+ * makes (a 91 MiB one needs 328). */
+static void mem_too_small(void)
+{
+	struct how h = { .limit = 120 };
+	struct run r;
+	unsigned want_mem = 0;
+	const char *give;
+	const char *args[] = { "vm", "--kernel", "debian:6.12", "--mem", "256", "--", "run", "write", "--fs", "tmpfs",
+			       "--rounds", "1000", NULL };
+
+	run(&r, &h, args);
+	T_CHECK(r.status == 1 && strstr(r.err, "did not fit in the guest's 256 MiB") &&
+			strstr(r.err, "Initramfs unpacking failed"),
+		"M5: --mem 256: exit %d: %s", r.status, r.err);
+	give = strstr(r.err, "give --mem ");
+	T_CHECK(give && sscanf(give, "give --mem %u", &want_mem) == 1 && want_mem > 256,
+		"M5: a --mem to give instead: %s", r.err);
+	if (want_mem > 256 && want_mem <= 65536) {
+		char mem[16];
+
+		snprintf(mem, sizeof(mem), "%u", want_mem);
+		args[4] = mem;
+		run(&r, &h, args);
+		T_CHECK(r.status == 0, "M5: the --mem it says (%s) boots: exit %d: %s", mem, r.status, r.err);
+	}
+}
+
 /* D5: a truncated cached vmlinux (a full disk during extraction) is extracted again, whole, under
  * a temporary name, with its sha256 beside it.  D27: a damaged index in a cached tree is rebuilt
  * (on a mirror in the scratch) rather than reported as a missing module. */
@@ -564,6 +593,8 @@ int main(void)
 		T_RUN(sid_lists(cache));
 	if (want("damaged_kernel"))
 		T_RUN(damaged_kernel(vmlinux, release));
+	if (want("mem_too_small"))
+		T_RUN(mem_too_small());
 	if (want("modules_in_tmpdir"))
 		T_RUN(modules_in_tmpdir(e612, vmlinux, release));
 	T_CHECK(orphans() == 0, "no process left behind");

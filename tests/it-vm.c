@@ -181,6 +181,52 @@ static void signal_leaves_no_qemu(int sig)
 	T_CHECK(access(path, F_OK) != 0, "signal %d: no result file", sig);
 }
 
+/*
+ * M4: SIGINT once the guest's run has begun is passed on to it: it stops as a run does, and its
+ * partial document (interrupted, the cell with its writes so far) comes back; exit 130 and no
+ * qemu left.  Before, the guest was killed and every finished cell lost.
+ */
+static void sigint_keeps_cells(void)
+{
+	char path[512], err[512];
+	double t0;
+	int status;
+	char *text = NULL;
+	json_t *doc, *cell;
+
+	snprintf(path, sizeof(path), "%s", t_result_path("stopped.json"));
+	snprintf(err, sizeof(err), "%s", t_result_path("stopped.err"));
+	const char *args[] = { "vm", "--kernel", "debian:6.12", "--", "run", "write", "--fs", "tmpfs", "--rounds",
+			       "1000000000", "-o", path, NULL };
+	pid_t pid = t_mgbench_start(args, "/dev/null", err);
+
+	t0 = t_now_s();
+	while (t_now_s() - t0 < 300 && !((text = t_slurp(err)) && strstr(text, "vm: RUN "))) {
+		free(text);
+		text = NULL;
+		usleep(200 * 1000);
+	}
+	T_CHECK(text != NULL, "the guest's run began");
+	free(text);
+	sleep(3); /* some rounds done */
+	kill(pid, SIGINT);
+	t0 = t_now_s();
+	waitpid(pid, &status, 0);
+	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 130, "SIGINT in the run: exit 130 (status %#x)", status);
+	fprintf(stderr, "M4: stopped %.1f s after SIGINT\n", t_now_s() - t0);
+	doc = t_load(path);
+	cell = json_array_get(json_object_get(doc, "cells"), 0);
+	T_CHECK(doc && json_is_true(json_object_get(doc, "interrupted")), "the guest's partial document, interrupted");
+	T_CHECK(cell && !strcmp(t_str(cell, "status"), "interrupted") && t_metric(cell, "writes") > 0,
+		"its cell, interrupted, with the writes so far (%g)", cell ? t_metric(cell, "writes") : 0.0);
+	T_CHECK(doc && json_is_object(json_object_get(doc, "vm")), "the vm object, as after a whole run");
+	json_decref(doc);
+	t0 = t_now_s();
+	while (our_qemus() && t_now_s() - t0 < 5)
+		usleep(50 * 1000);
+	T_CHECK(our_qemus() == 0, "no qemu left running");
+}
+
 int main(void)
 {
 	struct t_host before;
@@ -275,6 +321,7 @@ int main(void)
 
 	/* interrupted boots (not full boots: stopped as soon as qemu runs) */
 	T_RUN(signal_leaves_no_qemu(SIGINT));
+	T_RUN(sigint_keeps_cells());
 	T_RUN(signal_leaves_no_qemu(SIGKILL));
 	{
 		/* SIGKILL leaves the empty scratch directory, which the next run removes */

@@ -134,6 +134,8 @@ static int write_run(struct mgb_ctx *ctx)
 			r = (int)pwrite_fstat(be, &f, buf, p->size, &st);
 			if (r >= 0 && (size_t)r < p->size)
 				goto short_write;
+			if (mgb_call_stopped(r))
+				break;
 			if (r < 0)
 				goto fail;
 			now = mgb_clock_ns(CLOCK_REALTIME);
@@ -153,6 +155,8 @@ static int write_run(struct mgb_ctx *ctx)
 			if (until_query && n > until_query)
 				n = until_query;
 			r = mgb_be_pwrite_n(be, &f, buf, p->size, 0, n);
+			if (mgb_call_stopped(r))
+				break;
 			if (r < 0)
 				goto fail;
 			if (until_query)
@@ -162,6 +166,8 @@ static int write_run(struct mgb_ctx *ctx)
 			r = (int)mgb_be_pwrite(be, &f, buf, p->size, 0);
 			if (r >= 0 && (size_t)r < p->size)
 				goto short_write;
+			if (mgb_call_stopped(r))
+				break;
 			if (r < 0)
 				goto fail;
 		}

@@ -122,11 +122,10 @@ json_t *mgb_ab_boot_doc(const struct mgb_ab_state *st, const struct mgb_ab_boot 
 	return doc;
 }
 
-/* The log's last lines, where a failed boot's reason is. */
+/* The log's last lines, where a failed boot's reason is, each made safe for a terminal. */
 static void show_log_tail(const char *path)
 {
-	char *text = mgb_read_text(path, (char[MGB_ERR_LEN]){ 0 });
-	const char *p;
+	char *text = mgb_read_text(path, (char[MGB_ERR_LEN]){ 0 }), *p, *save = NULL;
 	int lines = 0;
 
 	if (!text)
@@ -135,8 +134,8 @@ static void show_log_tail(const char *path)
 	while (p > text && lines < 6)
 		if (*--p == '\n' && p[1])
 			lines++;
-	for (; *p; p++)
-		fputc(*p == '\n' || *p == '\t' ? *p : mgb_printable_char(*p), stderr);
+	for (char *l = strtok_r(p, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		fprintf(stderr, "%s\n", mgb_printable(l));
 	free(text);
 }
 

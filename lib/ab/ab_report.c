@@ -40,13 +40,16 @@ static void put_shell_word(FILE *f, const char *w)
 		fputs(w, f);
 		return;
 	}
+	char *safe = mgb_printable_dup(w);
+
 	fputc('\'', f);
-	for (; *w; w++)
-		if (*w == '\'')
+	for (const char *c = safe; c && *c; c++)
+		if (*c == '\'')
 			fputs("'\\''", f);
 		else
-			fputc(mgb_printable_char(*w), f);
+			fputc(*c, f);
 	fputc('\'', f);
+	free(safe);
 }
 
 static const char *str_at(json_t *j, const char *path)

@@ -159,14 +159,18 @@ static void context_end(struct nfs_context *nfs)
  * libnfs returns -errno from most calls, -1 from some failures to queue and -EINTR for a call
  * that timed out.  A client whose connection failed or timed out, or that has a call in flight,
  * is not used again: each later call would wait out the timeout once more, or worse, see above.
+ * While a stop is requested any failure is the stop's doing: the signal that asked for it ended
+ * libnfs's poll, which it reports as -EIO (or -1), and the cell is interrupted, not failed (M7).
  */
 static int cerr(struct nfs_client *c, int r)
 {
 	if (r >= 0)
 		return 0;
-	if (r == -1)
+	if (mgb_stop_requested())
+		r = -EINTR;
+	else if (r == -1)
 		r = -EIO;
-	if (r == -EINTR && !mgb_stop_requested())
+	else if (r == -EINTR)
 		r = -ETIMEDOUT;
 	if (r == -ETIMEDOUT || r == -EIO || r == -ECONNRESET || r == -EPIPE || r == -ENOTCONN || r == -EINTR ||
 	    in_flight(c))

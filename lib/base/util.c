@@ -23,6 +23,82 @@ int mgb_err(char *err, const char *fmt, ...)
 	return -1;
 }
 
+/* The length (1-4) of the valid UTF-8 sequence at s, its code point in *cp; 0 if none starts
+ * there (a stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF, cut short). */
+static size_t utf8_sequence(const unsigned char *s, uint32_t *cp)
+{
+	size_t n;
+	uint32_t c = s[0], min;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, c &= 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, c &= 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, c &= 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* the NUL at the end too */
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+static bool unsafe_code_point(uint32_t c)
+{
+	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+char *mgb_printable(char *s)
+{
+	unsigned char *r = (unsigned char *)s, *w = r;
+
+	while (*r) {
+		uint32_t cp;
+		size_t n = utf8_sequence(r, &cp);
+
+		if (!n || unsafe_code_point(cp)) {
+			*w++ = '?';
+			r += n ? n : 1;
+			continue;
+		}
+		memmove(w, r, n);
+		w += n;
+		r += n;
+	}
+	*w = '\0';
+	return s;
+}
+
+char *mgb_printable_dup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+
+	if (!d)
+		abort();
+	return mgb_printable(d);
+}
+
+size_t mgb_utf8_cut(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+
+	/* back over continuation bytes to the start of the character that does not fit */
+	if (n == max && s[n])
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	return n;
+}
+
 int mgb_parse_u64(const char *s, uint64_t *out)
 {
 	char *end;

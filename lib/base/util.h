@@ -34,11 +34,26 @@ static inline bool mgb_is_control(char c)
 	return (unsigned char)c < 0x20 || c == 0x7f;
 }
 
-/* c, or '?' for a control character. */
+/* c, or '?' for a control character: for one byte of ASCII only; text from a document, a commit
+ * or a file goes through mgb_printable, which knows UTF-8. */
 static inline char mgb_printable_char(char c)
 {
 	return mgb_is_control(c) ? '?' : c;
 }
+
+/*
+ * Text from a document, a commit or a file, made safe for a terminal in place: a C0 control or
+ * DEL (a newline, the start of an escape sequence), a C1 control in UTF-8 (U+0080-U+009F, U+009B
+ * the 8-bit CSI), a bidirectional embedding, override or isolate (U+202A-U+202E, U+2066-U+2069:
+ * text displayed in another order than it is), and a byte that is no part of valid UTF-8 (a C1
+ * control to a terminal in another charset) each become one '?'.  Returns s.  The one filter
+ * every such text goes through before it is printed.
+ */
+char *mgb_printable(char *s);
+/* The same into a new string (malloc'd, never NULL: aborts without memory); NULL reads as "". */
+char *mgb_printable_dup(const char *s);
+/* How many bytes of s, at most max, end on a character boundary of UTF-8: where s can be cut. */
+size_t mgb_utf8_cut(const char *s, size_t max);
 
 /* n events over elapsed_ns, per second (0 for an empty interval). */
 static inline double mgb_per_s(uint64_t n, int64_t elapsed_ns)

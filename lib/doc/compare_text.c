@@ -23,9 +23,7 @@ const char *mgb_compare_safe(const char *text)
 	char *buf = ring[next++ % 6];
 
 	snprintf(buf, sizeof(ring[0]), "%s", text ?: "");
-	for (char *c = buf; *c; c++)
-		*c = mgb_printable_char(*c);
-	return buf;
+	return mgb_printable(buf);
 }
 
 char mgb_compare_letter(size_t d)

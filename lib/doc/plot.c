@@ -114,12 +114,15 @@ static bool summary(json_t *doc, const char *workload, const char *fs, const cha
  * "EOD" the datablock) becomes '?'. */
 static void put_field(FILE *out, const char *s)
 {
+	char *safe = mgb_printable_dup(s);
+
 	fputc('"', out);
-	if (!*s)
+	if (!*safe)
 		fputc('-', out); /* an empty field would shift the columns */
-	for (; *s; s++)
-		fputc(*s == '"' ? '\'' : mgb_printable_char(*s), out);
+	for (const char *c = safe; *c; c++)
+		fputc(*c == '"' ? '\'' : *c, out);
 	fputc('"', out);
+	free(safe);
 }
 
 /* A string in script text: single quotes, where gnuplot substitutes no `command`, processes
@@ -128,13 +131,16 @@ static void put_field(FILE *out, const char *s)
  * mgb_plot_path_ok, since '?' would name another file). */
 static void put_string(FILE *out, const char *s)
 {
+	char *safe = mgb_printable_dup(s);
+
 	fputc('\'', out);
-	for (; *s; s++) {
-		if (*s == '\'')
+	for (const char *c = safe; *c; c++) {
+		if (*c == '\'')
 			fputc('\'', out);
-		fputc(mgb_printable_char(*s), out);
+		fputc(*c, out);
 	}
 	fputc('\'', out);
+	free(safe);
 }
 
 bool mgb_plot_path_ok(const char *s)

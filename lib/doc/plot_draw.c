@@ -130,16 +130,19 @@ static char *text_legend(char *const *labels, unsigned ndocs, size_t *len)
 	fprintf(f, "\n");
 	for (unsigned d = 0; d < ndocs; d++) {
 		unsigned col = 3;
+		char *safe = mgb_printable_dup(labels[d]);
 
 		fprintf(f, "%c: ", 'A' + d);
-		for (const char *s = labels[d]; *s; s++, col++) {
-			if (col == 72) {
+		for (const char *s = safe; s && *s; s++) {
+			/* a column per character: a UTF-8 sequence's continuation bytes take none */
+			if (((unsigned char)*s & 0xc0) != 0x80 && col++ == 72) {
 				fprintf(f, "\n   ");
-				col = 3;
+				col = 4;
 			}
-			fputc(mgb_printable_char(*s), f);
+			fputc(*s, f);
 		}
 		fputc('\n', f);
+		free(safe);
 	}
 	fclose(f);
 	return text;

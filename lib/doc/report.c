@@ -43,7 +43,11 @@ static void print_value(FILE *out, json_t *v, const char *format)
 void mgb_print_wrapped(FILE *out, const char *text, int indent)
 {
 	int width = 72 - indent;
+	/* text may come from a document: control characters (an escape sequence, a newline, a C1
+	 * control, a bidi override) print as '?' */
+	char *safe = mgb_printable_dup(text);
 
+	text = safe;
 	while (*text) {
 		int n = (int)strlen(text);
 
@@ -51,17 +55,14 @@ void mgb_print_wrapped(FILE *out, const char *text, int indent)
 			n = width;
 			while (n > width / 2 && text[n] != ' ')
 				n--;
+			n = (int)mgb_utf8_cut(text, (size_t)n); /* never half a character */
 		}
-		fprintf(out, "%*s", indent, "");
-		/* text may come from a document: control characters (an escape sequence, a newline)
-		 * print as '?' */
-		for (int i = 0; i < n; i++)
-			fputc(mgb_printable_char(text[i]), out);
-		fputc('\n', out);
+		fprintf(out, "%*s%.*s\n", indent, "", n, text);
 		text += n;
 		while (*text == ' ')
 			text++;
 	}
+	free(safe);
 }
 
 /* Cells with the same workload and parameters share one table block. */
@@ -93,8 +94,7 @@ static void print_params(FILE *out, const struct mgb_workload *w, json_t *params
 			fputc('\n', out);
 			col = 0;
 		}
-		for (char *c = s; *c; c++)
-			*c = mgb_printable_char(*c); /* a value from a document is no escape sequence */
+		mgb_printable(s); /* a value from a document is no escape sequence */
 		col += fprintf(out, "  %s=%s", o->name, s);
 		free(s);
 	}
@@ -103,13 +103,11 @@ static void print_params(FILE *out, const struct mgb_workload *w, json_t *params
 }
 
 /* A name from a document, safe for a terminal and for cutting to a column: control characters
- * (half an escape sequence, a newline) become '?'. */
+ * (half an escape sequence, a newline, a C1 control, a bidi override) become '?'. */
 static const char *printable(char *buf, size_t len, const char *text)
 {
 	snprintf(buf, len, "%s", text ?: "");
-	for (char *c = buf; *c; c++)
-		*c = mgb_printable_char(*c);
-	return buf;
+	return mgb_printable(buf);
 }
 
 /* Under each block, where multigrain was in effect (the cells' own probe), so a pasted table
@@ -159,7 +157,9 @@ static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *ro
 	json_t *row;
 
 	json_array_foreach(rows, i, row) {
-		fprintf(out, "  %-10.10s", json_string_value(json_object_get(row, "label")));
+		char label[64];
+
+		fprintf(out, "  %-10.10s", printable(label, sizeof(label), json_string_value(json_object_get(row, "label"))));
 		for (const struct mgb_column *c = w->columns; c->header; c++)
 			print_value(out, mgb_json_path(json_object_get(row, "metrics"), c->path), c->format);
 		fputc('\n', out);
@@ -172,7 +172,7 @@ static void print_server(FILE *out, json_t *server, json_t *bm)
 {
 	json_t *start = json_object_get(server, "start_ns");
 	const char *client = json_string_value(mgb_json_path(server, "client.kind"));
-	char when[32];
+	char when[32], software[64], version[64];
 
 	if (!server)
 		return;
@@ -185,8 +185,8 @@ static void print_server(FILE *out, json_t *server, json_t *bm)
 		return; /* --nfs-url: the URL is among the options */
 	fputs(", ", out);
 	mgb_format_ns(when, sizeof(when), (double)json_integer_value(start));
-	fprintf(out, "%s %s up in %s", json_string_value(json_object_get(server, "software")) ?: "?",
-		json_string_value(json_object_get(server, "version")) ?: "?", when);
+	fprintf(out, "%s %s up in %s", printable(software, sizeof(software), json_string_value(json_object_get(server, "software")) ?: "?"),
+		printable(version, sizeof(version), json_string_value(json_object_get(server, "version")) ?: "?"), when);
 }
 
 /*
@@ -217,20 +217,22 @@ static void print_backend_line(FILE *out, json_t *cell)
 	json_t *bm = json_object_get(cell, "backend_metrics");
 	json_t *ratio = json_object_get(bm, "punted_ratio"), *wratio = json_object_get(bm, "writes_punted_ratio");
 	const char *key;
+	char name[64], k[64], val[256];
 	json_t *v;
 
 	if (!json_object_size(opts) && !json_object_size(bm))
 		return;
-	fprintf(out, "      %s", json_string_value(json_object_get(b, "name")));
+	fprintf(out, "      %s", printable(name, sizeof(name), json_string_value(json_object_get(b, "name"))));
 	json_object_foreach(opts, key, v) {
 		if (json_is_false(v) || json_is_null(v))
 			continue;
+		printable(k, sizeof(k), key);
 		if (json_is_true(v))
-			fprintf(out, " %s", key);
+			fprintf(out, " %s", k);
 		else if (json_is_integer(v))
-			fprintf(out, " %s=%lld", key, (long long)json_integer_value(v));
+			fprintf(out, " %s=%lld", k, (long long)json_integer_value(v));
 		else if (json_is_string(v))
-			fprintf(out, " %s=%s", key, json_string_value(v));
+			fprintf(out, " %s=%s", k, printable(val, sizeof(val), json_string_value(v)));
 	}
 	if (json_is_number(ratio) && json_is_number(wratio) && json_integer_value(json_object_get(bm, "writes")))
 		fprintf(out, ": punted %.1f%% of writes, %.1f%% of all", 100 * json_number_value(wratio),
@@ -240,14 +242,14 @@ static void print_backend_line(FILE *out, json_t *cell)
 			(long long)json_integer_value(json_object_get(bm, "requests")));
 	else if (bm && !json_object_get(cell, "server"))
 		fprintf(out, ": punts not counted (%s)",
-			       json_string_value(json_object_get(bm, "punted_reason")) ?: "no tracepoint");
+			printable(val, sizeof(val), json_string_value(json_object_get(bm, "punted_reason")) ?: "no tracepoint"));
 	print_server(out, json_object_get(cell, "server"), bm);
 	fputc('\n', out);
 }
 
 void mgb_report_print(FILE *out, json_t *doc)
 {
-	char fsname[64], via[64];
+	char fsname[64], via[64], status[64];
 	struct mg_line mg = { 0 };
 	json_t *cells = json_object_get(doc, "cells");
 	const char *last_block = NULL;
@@ -289,14 +291,14 @@ void mgb_report_print(FILE *out, json_t *doc)
 		fprintf(out, "%-*.*s%-6.6s", fsw, fsw, printable(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs"))),
 			printable(via, sizeof(via), mgb_cell_backend(cell)));
 		if (!json_is_object(metrics)) {
-			fprintf(out, " %s:\n", json_string_value(json_object_get(cell, "status")));
+			fprintf(out, " %s:\n", printable(status, sizeof(status), json_string_value(json_object_get(cell, "status"))));
 			mgb_print_wrapped(out, json_string_value(json_object_get(cell, "error")) ?: "", 4);
 			continue;
 		}
 		for (const struct mgb_column *c = w->columns; c->header; c++)
 			print_value(out, mgb_metric_path(w, metrics, c->path), c->format);
 		if (strcmp(json_string_value(json_object_get(cell, "status")) ?: "", "ok"))
-			fprintf(out, " (%s)", json_string_value(json_object_get(cell, "status")));
+			fprintf(out, " (%s)", printable(status, sizeof(status), json_string_value(json_object_get(cell, "status"))));
 		fputc('\n', out);
 		print_backend_line(out, cell);
 		print_extra_rows(out, w, json_object_get(cell, MGB_REPORT_ROWS));

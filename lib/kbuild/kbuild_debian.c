@@ -114,7 +114,7 @@ int mgb_kb_debian_config(const struct mgb_kb_source *src, bool quiet, struct mgb
 	if (!(d->fragment = mgb_kb_debian_fragment()))
 		return mgb_err(err, "mgbench's kernel.config has no '%s' line", MGB_KB_MACHINE_MARK);
 	snprintf(spec, sizeof(spec), "debian:%s", known->name);
-	if (mgb_vm_kernel_get(spec, NULL, NULL, quiet, &k, err)) {
+	if (mgb_vm_kernel_get(spec, NULL, NULL, quiet ? NULL : "mgbench kernel", &k, err)) {
 		mgb_kb_debian_free(d);
 		return -1;
 	}

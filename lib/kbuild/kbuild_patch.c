@@ -72,6 +72,44 @@ static int add(struct mgb_kb_patch **v, size_t *n, const char *path, char *err)
 	return mgb_sha256_file(path, nv[*n - 1].sha256, err);
 }
 
+static void explain(const char *out, char *why, size_t len);
+
+/*
+ * Is each patch a diff GNU patch can read?  Read by patch itself, as a build applies it, against
+ * an empty directory: it skips the files it cannot find (exit 0 or 1) and exits 2 on a file that
+ * holds no diff or a malformed one, which a build would otherwise find only when it came to that
+ * patch, and kernel bisect only after building and booting the prefixes before it (M6).  Nothing
+ * is written: --dry-run, in a directory of its own.
+ */
+static int check_readable(const struct mgb_kb_patch *p, size_t n, char *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], why[200];
+	int rc = 0;
+
+	if (!n)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/mgbench-patchcheck.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return mgb_err(err, "cannot make a directory to read the patches in: %s: %s", dir, strerror(errno));
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const char *argv[] = { "patch", "-p1", "--forward", "--batch", "--dry-run", "-r", "-", "-d", dir, "-i",
+				       p[i].path, NULL };
+		char *out = NULL;
+		int st = mgb_capture(argv, NULL, &out, err);
+
+		if (st < 0) {
+			rc = -1;
+		} else if (st > 1) {
+			explain(out, why, sizeof(why));
+			rc = mgb_err(err, "patch %s cannot be read: %s", p[i].name, why);
+		}
+		free(out);
+	}
+	rmdir(dir);
+	return rc;
+}
+
 int mgb_kb_patches(const char *const *args, struct mgb_kb_patch **out, size_t *n, char *err)
 {
 	*out = NULL;
@@ -117,6 +155,8 @@ int mgb_kb_patches(const char *const *args, struct mgb_kb_patch **out, size_t *n
 			goto fail;
 		}
 	}
+	if (check_readable(*out, *n, err))
+		goto fail;
 	return 0;
 fail:
 	mgb_kb_patches_free(*out, *n);

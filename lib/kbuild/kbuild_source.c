@@ -229,7 +229,7 @@ static int from_debian(const char *which, const char *cache, bool quiet, struct 
 		goto oom;
 	if (access(root, F_OK)) {
 		mgb_remove_tree(tmp); /* an interrupted fetch */
-		if (!(deb = mgb_apt_download(&apt, s->package, debs, quiet, err)))
+		if (!(deb = mgb_apt_download(&apt, s->package, debs, quiet ? NULL : "mgbench kernel", err)))
 			goto out;
 		if (!quiet)
 			fprintf(stderr, "mgbench kernel: unpacking %s %s\n", s->package, s->pkg_version);

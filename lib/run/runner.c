@@ -254,7 +254,8 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 	mgb_serve_down(&sv);
 done:
 	if (r < 0) {
-		status = unsupported ? "unsupported" : "error";
+		/* a workload that failed once a stop was requested was stopped: the error says where */
+		status = unsupported ? "unsupported" : mgb_stop_requested() ? "interrupted" : "error";
 		json_object_set_new(cell, "error", mgb_json_text(err));
 		json_decref(metrics);
 		metrics = json_null();

@@ -145,7 +145,7 @@ static int lock_lists(const char *dir, char *err)
 }
 
 /* apt-get update into the private lists, unless another run did it while we waited. */
-static int update_lists(const struct mgb_apt *a, const char *lists, const char *suite, bool quiet, char *err)
+static int update_lists(const struct mgb_apt *a, const char *lists, const char *suite, const char *who, char *err)
 {
 	const char *argv[16] = { "apt-get", "-q" };
 	char *out = NULL;
@@ -163,8 +163,8 @@ static int update_lists(const struct mgb_apt *a, const char *lists, const char *
 	}
 	argv[k++] = "update";
 	argv[k] = NULL;
-	if (!quiet)
-		fprintf(stderr, "mgbench vm: apt-get update for %s (private lists in %s)\n", suite, a->dir);
+	if (who)
+		fprintf(stderr, "%s: apt-get update for %s (private lists in %s)\n", who, suite, a->dir);
 	st = mgb_capture(argv, NULL, &out, err);
 	if (st > 0)
 		mgb_err(err, "apt-get update for %s failed: %s", suite, apt_error(out));
@@ -175,7 +175,7 @@ static int update_lists(const struct mgb_apt *a, const char *lists, const char *
 	return st ? -1 : 0;
 }
 
-int mgb_apt_private(struct mgb_apt *a, const char *cache, const char *suite, bool quiet, char *err)
+int mgb_apt_private(struct mgb_apt *a, const char *cache, const char *suite, const char *who, char *err)
 {
 	char *mirror = NULL, *path = NULL;
 	FILE *f;
@@ -218,7 +218,7 @@ int mgb_apt_private(struct mgb_apt *a, const char *cache, const char *suite, boo
 	free(path);
 	if (asprintf(&path, "%s/lists", a->dir) < 0)
 		goto oom;
-	if (!lists_fresh(path) && update_lists(a, path, suite, quiet, err))
+	if (!lists_fresh(path) && update_lists(a, path, suite, who, err))
 		goto out;
 	rc = 0;
 	goto out;
@@ -312,7 +312,7 @@ char **mgb_apt_depends(const struct mgb_apt *a, const char *pkg, char *err)
 	return v;
 }
 
-char *mgb_apt_download(const struct mgb_apt *a, const char *pkg, const char *dir, bool quiet, char *err)
+char *mgb_apt_download(const struct mgb_apt *a, const char *pkg, const char *dir, const char *who, char *err)
 {
 	const char *args[] = { "download", pkg, NULL };
 	char *out = NULL, *deb = NULL;
@@ -323,8 +323,8 @@ char *mgb_apt_download(const struct mgb_apt *a, const char *pkg, const char *dir
 
 	if (mgb_mkdirs(dir, err))
 		return NULL;
-	if (!quiet)
-		fprintf(stderr, "mgbench vm: downloading %s\n", pkg);
+	if (who)
+		fprintf(stderr, "%s: downloading %s\n", who, pkg);
 	st = apt_run(a, "apt-get", args, dir, &out, err);
 	if (st) {
 		if (st > 0)

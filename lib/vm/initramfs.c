@@ -57,8 +57,18 @@ static const char init_script[] =
 	" echo '<3>Oops: int3: 0000 [#1] SMP NOPTI (a test)' >/dev/kmsg && sleep 1 && exit 1\n"
 	/* a sanitizer build's leak suppressions, as make check gives them on the host */
 	"[ -f /etc/mgbench-lsan.supp ] && export LSAN_OPTIONS=suppressions=/etc/mgbench-lsan.supp:print_suppressions=0\n"
-	"mgbench \"$@\" 2>/tmp/mgbench.err\n"
+	/* the host passes a stop request on as a line on the console (lib/vm/qemu.c): mgbench gets
+	 * SIGINT, stops as a run does and keeps the cells it finished, which go back below.  Its
+	 * input not echoed, so the line does not come back as output. */
+	"stty -F /dev/console -echo 2>/dev/null\n"
+	"exec 3</dev/console\n"
+	"mgbench \"$@\" 2>/tmp/mgbench.err &\n"
+	"pid=$!\n"
+	"(while read -r l <&3; do [ \"$l\" = MGBVM-STOP ] && kill -INT $pid && break; done) &\n"
+	"watch=$!\n"
+	"wait $pid\n"
 	"rc=$?\n"
+	"kill $watch 2>/dev/null; exec 3<&-\n"
 	/* what a run must not leave behind: NFS daemons and nfsd's kernel threads */
 	"left=$(ps -o comm | grep -E '^(nfsd|lockd|rpc.mountd|rpcbind|nfsdcld|ganesha.nfsd)$' | sort | uniq -c |"
 	" tr -s ' \\n' ' ')\n"

@@ -276,7 +276,7 @@ out:
 /* The manifest's sha256 of vmlinux, when the build recorded one: a vmlinux that does not match
  * (an export that failed part way, a file replaced since) is refused.  Without one the build is
  * booted but said to be unverified, and its release must at least be the manifest's. */
-static int verify_build(json_t *m, struct mgb_vm_kernel *k, bool quiet, char *err)
+static int verify_build(json_t *m, struct mgb_vm_kernel *k, const char *who, char *err)
 {
 	const char *want = json_string_value(mgb_json_path(m, "sha256.vmlinux"));
 	char have[65], *rel;
@@ -298,13 +298,13 @@ static int verify_build(json_t *m, struct mgb_vm_kernel *k, bool quiet, char *er
 		return -1;
 	}
 	free(rel);
-	if (!quiet)
-		fprintf(stderr, "mgbench vm: note: the build's manifest has no sha256 of vmlinux: booting it unverified\n");
+	if (who)
+		fprintf(stderr, "%s: note: the build's manifest has no sha256 of vmlinux: booting it unverified\n", who);
 	return 0;
 }
 
 /* A build directory boots its vmlinux; the manifest names source, version and patches. */
-static int from_build(const char *dir, bool quiet, struct mgb_vm_kernel *k, char *err)
+static int from_build(const char *dir, const char *who, struct mgb_vm_kernel *k, char *err)
 {
 	char *real = realpath(dir, NULL), *p = NULL;
 	json_error_t je;
@@ -328,7 +328,7 @@ static int from_build(const char *dir, bool quiet, struct mgb_vm_kernel *k, char
 	p = NULL;
 	if (json_string_value(json_object_get(m, "release")))
 		k->release = strdup(json_string_value(json_object_get(m, "release")));
-	rc = verify_build(m, k, quiet, err);
+	rc = verify_build(m, k, who, err);
 out:
 	json_decref(m);
 	free(p);
@@ -358,7 +358,7 @@ static int modules_match(const char *modules, struct mgb_vm_kernel *k, char *err
 	return 0;
 }
 
-static int from_path(const char *spec, const char *modules, const char *scratch, bool quiet,
+static int from_path(const char *spec, const char *modules, const char *scratch, const char *who,
 		     struct mgb_vm_kernel *k, char *err)
 {
 	char *mirror = NULL;
@@ -368,7 +368,7 @@ static int from_path(const char *spec, const char *modules, const char *scratch,
 	if (is_build_dir(spec)) {
 		if (modules)
 			return mgb_err(err, "--modules does not go with a build directory (its kernel has no modules)");
-		return from_build(spec, quiet, k, err);
+		return from_build(spec, who, k, err);
 	}
 	k->kind = "path";
 	k->image = realpath(spec, NULL);
@@ -506,7 +506,7 @@ static bool try_payload(const char *image, long off, const char *tool, const cha
  * renamed when complete, with its sha256 beside it, so a full disk or an interruption never
  * leaves a truncated vmlinux in the cache.  NULL if none (the bzImage is booted instead).
  */
-static char *extract_vmlinux(const char *image, const char *root, bool quiet)
+static char *extract_vmlinux(const char *image, const char *root, const char *who)
 {
 	static const struct { const char *magic; size_t len; const char *tool; } fmts[] = {
 		{ "\xfd" "7zXZ\0", 6, "xz" }, { "\x28\xb5\x2f\xfd", 4, "zstd" } };
@@ -547,9 +547,9 @@ static char *extract_vmlinux(const char *image, const char *root, bool quiet)
 	if (!e2[0])
 		mgb_err(e2, "no whole vmlinux came out of it (a full disk?)");
 fail:
-	if (!quiet && !mgb_stop_requested())
-		fprintf(stderr, "mgbench vm: note: cannot extract vmlinux from %s into the cache: %s; booting the "
-			"compressed image\n", image, e2[0] ? e2 : strerror(errno));
+	if (who && !mgb_stop_requested())
+		fprintf(stderr, "%s: note: cannot extract vmlinux from %s into the cache: %s; booting the "
+			"compressed image\n", who, image, e2[0] ? e2 : strerror(errno));
 	free(out);
 	out = NULL;
 done:
@@ -563,7 +563,7 @@ done:
 	return out;
 }
 
-static int from_debian(const char *which, bool quiet, struct mgb_vm_kernel *k, char *err)
+static int from_debian(const char *which, const char *who, struct mgb_vm_kernel *k, char *err)
 {
 	struct mgb_apt apt;
 	char *cache = NULL, *meta_pkg = NULL, *pkg = NULL, *root = NULL, *done = NULL, *tmp = NULL;
@@ -580,7 +580,7 @@ static int from_debian(const char *which, bool quiet, struct mgb_vm_kernel *k, c
 		goto out;
 	}
 	meta_pkg = strdup(known->image_meta);
-	if (known->suite && mgb_apt_private(&apt, cache, known->suite, quiet, err))
+	if (known->suite && mgb_apt_private(&apt, cache, known->suite, who, err))
 		goto out;
 	/* The meta package names the current ABI's image package. */
 	if (!(deps = mgb_apt_depends(&apt, meta_pkg, err)))
@@ -620,7 +620,7 @@ static int from_debian(const char *which, bool quiet, struct mgb_vm_kernel *k, c
 			goto out;
 		}
 		for (char **p = parts; *p; p++) {
-			char *deb = mgb_apt_download(&apt, *p, debs, quiet, err);
+			char *deb = mgb_apt_download(&apt, *p, debs, who, err);
 
 			if (!deb) {
 				mgb_remove_tree(debs); /* no partial .deb left by an interruption */
@@ -664,7 +664,7 @@ static int from_debian(const char *which, bool quiet, struct mgb_vm_kernel *k, c
 	if (mgb_vm_kernel_check(k->image, err))
 		goto out;
 	{
-		char *vmlinux = extract_vmlinux(k->image, root, quiet);
+		char *vmlinux = extract_vmlinux(k->image, root, who);
 
 		if (vmlinux) {
 			free(k->image);
@@ -711,7 +711,7 @@ int mgb_vm_reindex(struct mgb_vm_kernel *k, const char *scratch, char *err)
 	return 0;
 }
 
-int mgb_vm_kernel_get(const char *spec, const char *modules, const char *scratch, bool quiet,
+int mgb_vm_kernel_get(const char *spec, const char *modules, const char *scratch, const char *who,
 		      struct mgb_vm_kernel *k, char *err)
 {
 	int rc;
@@ -720,9 +720,9 @@ int mgb_vm_kernel_get(const char *spec, const char *modules, const char *scratch
 	if (has_prefix(spec, "debian:")) {
 		if (modules)
 			return mgb_err(err, "--modules goes with a kernel path, not %s", spec);
-		rc = from_debian(spec + strlen("debian:"), quiet, k, err);
+		rc = from_debian(spec + strlen("debian:"), who, k, err);
 	} else
-		rc = from_path(spec, modules, scratch, quiet, k, err);
+		rc = from_path(spec, modules, scratch, who, k, err);
 	if (rc)
 		mgb_vm_kernel_free(k);
 	return rc;

@@ -2,9 +2,11 @@
 /*
  * qemu: boot the guest, stream its serial console, pick out the host's lines (MGBVM-*, see
  * lib/vm/initramfs.c) and the result document.  qemu runs in its own process group with a
- * parent-death signal, so however mgbench ends (SIGKILL included) no qemu survives it; a
- * SIGINT/SIGTERM stops the guest at once.  A kernel panic is recognised on the console rather
- * than waited out.
+ * parent-death signal, so however mgbench ends (SIGKILL included) no qemu survives it.  A
+ * SIGINT/SIGTERM once the guest's run has begun is passed on to it (a MGBVM-STOP line on its
+ * console), so that it stops as a run does and sends back the cells it finished; before that, or
+ * if it has not answered within STOP_GRACE_S, the guest is stopped at once.  A kernel panic is
+ * recognised on the console rather than waited out.
  */
 #include "config.h"
 #include "vm.h"
@@ -15,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,9 @@
 
 #define QEMU "qemu-system-x86_64"
 #define KVM_PROBE_S 20 /* a stock kernel under a broken KVM hangs: give up on it after this */
+/* A stopped guest run tears down (unmounts, stops its NFS server) and sends its document: some
+ * seconds under TCG.  Longer than this and it is stopped as it is. */
+#define STOP_GRACE_S 60
 
 char *mgb_vm_qemu_version(char *err)
 {
@@ -51,7 +57,7 @@ void mgb_vm_boot_free(struct mgb_vm_boot *b)
 	b->accel_used = b->document = b->boot_retried = NULL;
 }
 
-static pid_t launch(const struct mgb_vm_boot *b, const char *accel, int *fd, char *err)
+static pid_t launch(const struct mgb_vm_boot *b, const char *accel, int *fd, int *in, char *err)
 {
 	char mem[32], cpus[16];
 	struct mgb_proc child;
@@ -61,7 +67,8 @@ static pid_t launch(const struct mgb_vm_boot *b, const char *accel, int *fd, cha
 			       "-kernel", b->image, "-initrd", b->initrd,
 			       "-append", "console=ttyS0 quiet panic=-1 rdinit=/init",
 			       "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", NULL };
-	struct mgb_proc_spec spec = { .argv = argv, .path_search = true, .out = MGB_PROC_PIPE,
+	/* stdin a pipe: the serial console's input, for the stop request */
+	struct mgb_proc_spec spec = { .argv = argv, .path_search = true, .in = MGB_PROC_PIPE, .out = MGB_PROC_PIPE,
 				      .err = MGB_PROC_WITH_OUT, .death_signal = SIGKILL };
 
 	snprintf(mem, sizeof(mem), "%u", b->mem_mib);
@@ -70,6 +77,7 @@ static pid_t launch(const struct mgb_vm_boot *b, const char *accel, int *fd, cha
 	if (mgb_proc_start(&spec, &child, err) < 0)
 		return -1;
 	*fd = child.out;
+	*in = child.in;
 	return child.pid;
 }
 
@@ -96,6 +104,8 @@ struct console {
 	double t0, run_s;
 	char last[256];     /* the last console line, for a "no document" message */
 	char oops[100], rip[80]; /* what a panic follows: the oops's first line and where */
+	char unpack[100];   /* "Initramfs unpacking failed: ...": the initramfs did not fit */
+	bool stop_passed;   /* a stop request was passed on to the guest's run */
 	json_t *modules;    /* module name -> seconds its insmod took (guest uptime) */
 };
 
@@ -163,7 +173,9 @@ static void console_line(struct console *c, char *l, bool quiet)
 	} else if (!strncmp(l, "MGBVM-STDERR ", 13)) {
 		append(&c->stderr_text, &c->stderr_len, &c->stderr_cap, l + 13, n - 13);
 		append(&c->stderr_text, &c->stderr_len, &c->stderr_cap, "\n", 1);
-	} else if (strstr(l, "Kernel panic - not syncing") && !c->panic[0])
+	} else if (strstr(l, "Initramfs unpacking failed") && !c->unpack[0])
+		snprintf(c->unpack, sizeof(c->unpack), "%s", console_text(strstr(l, "Initramfs unpacking failed")));
+	else if (strstr(l, "Kernel panic - not syncing") && !c->panic[0])
 		snprintf(c->panic, sizeof(c->panic), "%s", strstr(l, "Kernel panic"));
 	else if (!c->oops[0] && (strstr(l, "BUG: ") || strstr(l, "Oops: ") || strstr(l, "general protection fault")))
 		snprintf(c->oops, sizeof(c->oops), "%s", console_text(l));
@@ -227,11 +239,48 @@ static double next_deadline(const struct console *c, double probe, double init, 
 	return end;
 }
 
+/* Write all of buf to a pipe whose reader may have gone (qemu exiting): EPIPE, not SIGPIPE.
+ * 0 when written. */
+static int write_no_sigpipe(int fd, const char *buf, size_t len)
+{
+	sigset_t pipe_set, old;
+	struct timespec zero = { 0, 0 };
+	ssize_t n;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	n = write(fd, buf, len);
+	if (n < 0 && errno == EPIPE)
+		sigtimedwait(&pipe_set, NULL, &zero); /* the SIGPIPE it raised, taken before unblocking */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * A stop request while the guest's run runs: ask the guest (a line on its console, which its
+ * init passes on to mgbench as SIGINT) and give it STOP_GRACE_S to send what it has.  True while
+ * that grace lasts; false when the guest is to be stopped now.
+ */
+static bool pass_stop_on(struct console *c, int in, double *grace_until)
+{
+	static const char line[] = "MGBVM-STOP\n";
+
+	if (*grace_until)
+		return now_s() < *grace_until;
+	/* a guest whose run has ended is sending its document already: let it */
+	if (c->run_s <= 0 || in < 0 || (!c->saw_exit && write_no_sigpipe(in, line, sizeof(line) - 1)))
+		return false;
+	*grace_until = now_s() + STOP_GRACE_S;
+	c->stop_passed = true;
+	return true;
+}
+
 static enum outcome boot_once(struct mgb_vm_boot *b, const char *accel, struct console *c, char *err)
 {
-	int fd = -1, status;
+	int fd = -1, in = -1, status;
 	pid_t pid;
-	double deadline, probe_deadline, init_deadline;
+	double deadline, probe_deadline, init_deadline, grace_until = 0;
 	enum outcome oc = BOOT_DONE, late;
 
 	memset(c, 0, sizeof(*c));
@@ -240,7 +289,7 @@ static enum outcome boot_once(struct mgb_vm_boot *b, const char *accel, struct c
 	deadline = c->t0 + b->timeout_s;
 	probe_deadline = strcmp(accel, "kvm") ? 0 : c->t0 + KVM_PROBE_S;
 	init_deadline = c->t0 + (b->init_timeout_s ? b->init_timeout_s : b->timeout_s);
-	if ((pid = launch(b, accel, &fd, err)) < 0)
+	if ((pid = launch(b, accel, &fd, &in, err)) < 0)
 		return BOOT_ERROR;
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -248,10 +297,12 @@ static enum outcome boot_once(struct mgb_vm_boot *b, const char *accel, struct c
 		int r;
 		ssize_t n;
 
-		if (mgb_stop_requested()) {
+		if (mgb_stop_requested() && !pass_stop_on(c, in, &grace_until)) {
 			oc = BOOT_STOPPED;
 			break;
 		}
+		if (grace_until && grace_until < until)
+			until = grace_until;
 		if (t >= until) {
 			oc = late;
 			c->timed_out = true;
@@ -289,6 +340,8 @@ static enum outcome boot_once(struct mgb_vm_boot *b, const char *accel, struct c
 		}
 	}
 	close(fd);
+	if (in >= 0)
+		close(in);
 	if (oc != BOOT_DONE) {
 		stop_qemu(pid);
 		return oc;
@@ -352,7 +405,7 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 		accel = "tcg";
 		oc = boot_once(b, accel, &c, err);
 	}
-	if (oc == BOOT_PANIC && mgb_vm_stale_breakpoint(accel, c.oops)) {
+	if (oc == BOOT_PANIC && mgb_vm_stale_breakpoint(accel, c.oops) && !mgb_stop_requested()) {
 		/* the whole run starts over from the initramfs; the document says it happened */
 		panic_text(&c, panic, sizeof(panic));
 		b->boot_retried = strdup(panic);
@@ -374,14 +427,19 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 			b->document = c.doc;
 			c.doc = NULL;
 		}
-		if (c.status != 0 && b->quiet && c.stderr_text)
+		/* a stopped run's own lines name the guest's paths: the host says what happened */
+		if (c.status != 0 && b->quiet && c.stderr_text && !c.stop_passed)
 			fputs(c.stderr_text, stderr);
 		rc = 0;
 		break;
 	case BOOT_PANIC:
 		/* one line, with the oops that led to it: under --quiet nothing else of the console shows */
 		panic_text(&c, panic, sizeof(panic));
-		mgb_err(err, "the guest kernel panicked: %s", panic);
+		if (c.unpack[0]) /* "No working init found" would point at the kernel: it is the memory (M5) */
+			mgb_err(err, "the initramfs (%u MiB) did not fit in the guest's %u MiB (%.60s): give --mem %u or "
+				"more", b->initrd_mib, b->mem_mib, c.unpack, mgb_vm_mem_needed(b->initrd_mib));
+		else
+			mgb_err(err, "the guest kernel panicked: %s", panic);
 		break;
 	case BOOT_TIMEOUT:
 		mgb_err(err, "the guest did not finish within %u s (--timeout); last console line: %.120s",
@@ -402,4 +460,16 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 	}
 	console_free(&c);
 	return rc;
+}
+
+/*
+ * What the guest needs to unpack an initramfs of initrd_mib, generously: measured under TCG with
+ * 2 CPUs, a write run on tmpfs, the smallest --mem that booted was 328 MiB for Debian 6.12 with a
+ * 91 MiB initramfs (320 failed), 352 for Debian 7.2.13 with 91 MiB (320 failed), 368 for 6.12
+ * with knfsd's 100 MiB (336 failed); a kernel build's own kernel booted at 300 MiB and not at
+ * 256 (review M5).  Four times the initramfs and 32 MiB, to a multiple of 64.
+ */
+unsigned mgb_vm_mem_needed(unsigned initrd_mib)
+{
+	return (4 * initrd_mib + 32 + 63) / 64 * 64;
 }

@@ -129,5 +129,11 @@ json_t *cost_extra_per_1000(json_t *phases, enum cost_kind a, enum cost_kind b, 
 bool cost_is_per_1000(const char *key);
 /* How many of kind k's phases were short (all kinds: k == KIND_COUNT) */
 unsigned cost_short_phases(json_t *phases, enum cost_kind k);
+/*
+ * Did a query stream fall far short of --poll-rate (requested, 0 for max)?  Per polled kind,
+ * its phases' queries over their windows; a kind whose phases had room for too few queries to
+ * tell is not judged.  1 with the warning in msg, else 0.
+ */
+int cost_poll_shortfall(json_t *phases, uint64_t requested, char *msg, size_t len);
 
 #endif

@@ -10,6 +10,7 @@
 #include "cost.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* A phase's number at key (in its sub-object sub, if not NULL), or NaN. */
@@ -41,6 +42,51 @@ unsigned cost_short_phases(json_t *phases, enum cost_kind k)
 	json_array_foreach(phases, i, ph)
 		n += json_is_true(json_object_get(ph, "short")) && (k == KIND_COUNT || is_kind(ph, k));
 	return n;
+}
+
+/*
+ * A stream that reached less than this share of --poll-rate is named in the warnings: a figure
+ * plotted or compared against the rate asked for would stand at a rate that never ran.
+ */
+#define POLL_REACHED_SHARE 0.8
+/* Fewer expected queries than this in a kind's windows: one query more or less is 5 %. */
+#define POLL_MIN_EXPECTED 20.0
+
+int cost_poll_shortfall(json_t *phases, uint64_t requested, char *msg, size_t len)
+{
+	static const enum cost_kind polled[] = { KIND_SIZE, KIND_CTIME };
+	double worst_share = 1.0, worst_rate = 0;
+	enum cost_kind worst = KIND_COUNT;
+
+	if (!requested)
+		return 0;
+	for (size_t j = 0; j < MGB_ARRAY_SIZE(polled); j++) {
+		double polls = 0, window_ns = 0, expected;
+		json_t *ph;
+		size_t i;
+
+		json_array_foreach(phases, i, ph) {
+			double n = phase_number(ph, "polls", NULL), w = phase_number(ph, "window_ns", NULL);
+
+			if (is_kind(ph, polled[j]) && !isnan(n) && !isnan(w) && w > 0) {
+				polls += n;
+				window_ns += w;
+			}
+		}
+		expected = (double)requested * window_ns / 1e9;
+		if (expected < POLL_MIN_EXPECTED || polls / expected >= worst_share)
+			continue;
+		worst_share = polls / expected;
+		worst_rate = polls * 1e9 / window_ns;
+		worst = polled[j];
+	}
+	if (worst == KIND_COUNT || worst_share >= POLL_REACHED_SHARE)
+		return 0;
+	snprintf(msg, len,
+		 "--poll-rate %llu was not reached: the %s queries ran at %.0f/s (%.0f %%), as fast as "
+		 "this poller and machine go; compare by polls_per_s, not by the rate asked for",
+		 (unsigned long long)requested, cost_kind_names[worst], worst_rate, 100 * worst_share);
+	return 1;
 }
 
 /* {median, min, max, n} of v[0..n), or null when n is 0. */
