@@ -59,6 +59,9 @@ const char *mgb_served_evidence_about(const struct mgb_served *sv);
 /* After a failed workload: why, if the server the cell started has died ("the NFS server
  * exited", "rpc.mountd exited"), else NULL. */
 const char *mgb_served_death(const struct mgb_served *sv);
+/* The directory the backend's files are in, as this host sees it: the target's path, or the
+ * export of a server started for the cell; NULL for a server someone else runs (--nfs-url). */
+const char *mgb_served_local_dir(const struct mgb_served *sv);
 /* From the server's launch until it answered; 0 when none was started. */
 int64_t mgb_served_start_ns(const struct mgb_served *sv);
 

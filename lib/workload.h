@@ -54,6 +54,10 @@ struct mgb_ctx {
 	 * ctx->be stays the same struct; files opened before are gone. */
 	int (*remount)(struct mgb_ctx *ctx, char *err);
 	void *remount_arg;
+	/* The directory the backend's files are in, as this host sees it (for a remote backend the
+	 * export of the server started for the cell), for a workload that acts on the server's side
+	 * too; NULL for a server someone else runs. */
+	const char *local_dir;
 };
 
 /* Which way a metric improves, declared once beside its column: compare's verdicts read it. */

@@ -7,7 +7,9 @@
  *
  * Each round makes a read update the atime, the way relatime does when atime is not newer than
  * mtime: write a byte (mtime moves past atime), query (the baseline: ctime, mtime, atime and,
- * over NFSv4, the change attribute), read, query again.  Counted: reads after which atime moved
+ * over NFSv4, the change attribute), read, query again.  The read is the backend's, or with
+ * --reader local one on the server's side (nfsd's own reads may not touch the atime): a local
+ * reader's atime update seen by an NFS client.  Counted: reads after which atime moved
  * (the precondition: without atime updates the round tests nothing, and says so), and reads
  * after which ctime or the change attribute moved with nothing changed since the baseline.
  */
@@ -22,10 +24,21 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FILE_NAME "read.dat"
 
+struct read_params {
+	unsigned reader;
+};
+
+static const char *const reader_choices[] = { "backend", "local", NULL };
+
 static const struct mgb_option read_options[] = {
+	{ "reader", MGB_OPT_CHOICE, offsetof(struct read_params, reader), "backend",
+	  "who reads: the backend (an NFS client through the server), or a local\n"
+	  "read of the same file on the server's side (its atime update, seen over NFS)",
+	  0, 0, NULL, reader_choices, false },
 	{ 0 },
 };
 
@@ -38,9 +51,25 @@ static const struct mgb_column read_columns[] = {
 	{ 0 },
 };
 
+/* A read on the server's side: the file opened by its local path, as a local reader would. */
+static int local_read(const char *path)
+{
+	char buf[1];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, buf, 1, 0) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
 static int read_run(struct mgb_ctx *ctx)
 {
+	const struct read_params *p = ctx->params;
 	struct mgb_backend *be = ctx->be;
+	char local[4200] = "";
 	const unsigned want = MGB_STAT_TIMES | MGB_STAT_ATIME | MGB_STAT_CHANGE;
 	struct mgb_file f;
 	struct mgb_stat before, after;
@@ -50,6 +79,13 @@ static int read_run(struct mgb_ctx *ctx)
 	char byte = 'x', buf[1];
 	int r;
 
+	if (p->reader == 1) {
+		if (!ctx->local_dir) {
+			ctx->unsupported = true;
+			return mgb_err(ctx->err, "--reader local needs the server's files here (not --nfs-url)");
+		}
+		snprintf(local, sizeof(local), "%s/%s", ctx->local_dir, FILE_NAME);
+	}
 	r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0)
 		return mgb_err(ctx->err, "%s: open: %s", FILE_NAME, strerror(-r));
@@ -62,8 +98,8 @@ static int read_run(struct mgb_ctx *ctx)
 		what = "fstat";
 		if ((r = mgb_be_fstat(be, &f, want, &before)) < 0)
 			goto fail;
-		what = "pread";
-		if ((r = (int)mgb_be_pread(be, &f, buf, 1, 0)) < 0)
+		what = local[0] ? "local pread" : "pread";
+		if ((r = local[0] ? local_read(local) : (int)mgb_be_pread(be, &f, buf, 1, 0)) < 0)
 			goto fail;
 		what = "fstat";
 		if ((r = mgb_be_fstat(be, &f, want, &after)) < 0)
@@ -107,7 +143,7 @@ const struct mgb_workload mgb_workload_read = {
 	.name = "read",
 	.summary = "write, query, read, query: do reads (atime updates) move ctime or the change attribute?",
 	.options = read_options,
-	.params_size = 0,
+	.params_size = sizeof(struct read_params),
 	.columns = read_columns,
 	.run = read_run,
 	.needs_ops = MGB_OP_PWRITE | MGB_OP_PREAD | MGB_OP_FSTAT | MGB_OP_UNLINK,

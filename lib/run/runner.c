@@ -196,6 +196,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		snprintf(label, sizeof(label), "%s on %s", spec->workload->name, t->label);
 		json_object_set_new(cell, "multigrain", evidence_json(&sv, ci));
 		ctx.multigrain = in_effect(json_object_get(cell, "multigrain"));
+		ctx.local_dir = mgb_served_local_dir(&sv);
 		/* The probe's own fine stamps lifted the floor: start once the coarse clock is past
 		 * them, or the workload's first coarse stamps would be the probe's floor. */
 		if (t->path)

@@ -162,3 +162,16 @@ int64_t mgb_served_start_ns(const struct mgb_served *sv)
 {
 	return sv->knfsd ? sv->kn.start_ns : sv->nfs.start_ns;
 }
+
+const char *mgb_served_local_dir(const struct mgb_served *sv)
+{
+	if (sv->url)
+		return NULL;
+	if (sv->reach == MGB_REACH_LOCAL)
+		return sv->target.path;
+#ifdef HAVE_LIBNFS
+	return sv->knfsd ? sv->kn.export_dir : sv->nfs.export_dir;
+#else
+	return NULL;
+#endif
+}
