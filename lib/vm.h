@@ -160,4 +160,18 @@ unsigned mgb_vm_mem_needed(unsigned initrd_mib);
 bool mgb_vm_stale_breakpoint(const char *accel, const char *oops);
 void mgb_vm_boot_free(struct mgb_vm_boot *b);
 
+/*
+ * The guest's side of a vm run, seen from the host (guest.c).  The guest command with its
+ * -o/--output taken out (the host writes the document) and the guest's own output path added;
+ * *output gets the host's -o, *fs the --fs list (or the default).
+ */
+char **mgb_vm_guest_argv(int argc, char **argv, const char **output, const char **fs);
+/* The modules the guest needs for the --fs list (loop for image-backed ones, overlay and its
+ * layers' filesystem for overlay-*), nfsd for knfsd, the NFS client for nfs3/4-mount. */
+const char **mgb_vm_module_targets(const char *list, bool knfsd, bool kernel_client, char **copy);
+/* The document that came back gets its "vm" object: qemu, the kernel and its source, the boot;
+ * a guest that lost ticks is flagged (vm.tick_matches_config) and said, unless quiet. */
+void mgb_vm_doc_annotate(json_t *doc, const struct mgb_vm_kernel *k, const struct mgb_vm_boot *b, const char *qver,
+			 unsigned cpus, unsigned mem, bool quiet);
+
 #endif
