@@ -13,6 +13,7 @@
 #include "mgbench.h"
 #include "progress.h"
 #include "result.h"
+#include "plan.h"
 #include "runner.h"
 #include "stop.h"
 #include "target.h"
@@ -28,21 +29,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_ITEMS MGB_RUN_MAX_WORKLOADS
+#define MAX_ITEMS MGB_PLAN_MAX
+_Static_assert(MGB_RUN_MAX_WORKLOADS == MGB_PLAN_MAX, "run --check reports as many workloads as a plan holds");
 
+/* The plan (lib/run/plan.h) and what only the command line has. */
 struct run_opts {
-	const struct mgb_workload *workloads[MAX_ITEMS];
-	void *params[MAX_ITEMS];
-	unsigned nworkloads;
-	const struct mgb_fs_type *fs[MAX_ITEMS];
-	unsigned nfs;
-	const struct mgb_backend_ops *backends[MAX_ITEMS];
-	unsigned nbackends;
-	void *backend_params[MAX_ITEMS]; /* per entry of mgb_backends[], every backend's options */
-	const char *dir;
+	struct mgb_plan plan;
 	const char *output;
-	uint64_t rounds; /* 0: each workload's default */
-	uint64_t repeat;
 	bool fs_given;
 	bool quiet, json, check;
 	const char *backend_option; /* the first backend option given, for its usage error */
@@ -96,11 +89,11 @@ static void print_usage(FILE *out, const struct run_opts *ro)
 			fprintf(out, ":\n");
 			mgb_option_table_print(out, mgb_backends[i]->options);
 		}
-	for (unsigned i = 0; ro && i < ro->nworkloads; i++) {
-		fprintf(out, "\n%s: %s\n", ro->workloads[i]->name, ro->workloads[i]->summary);
-		mgb_options_print(out, ro->workloads[i]);
+	for (unsigned i = 0; ro && i < ro->plan.nworkloads; i++) {
+		fprintf(out, "\n%s: %s\n", ro->plan.workloads[i]->name, ro->plan.workloads[i]->summary);
+		mgb_options_print(out, ro->plan.workloads[i]);
 	}
-	if (!ro || !ro->nworkloads) {
+	if (!ro || !ro->plan.nworkloads) {
 		fputc('\n', out);
 		for (size_t i = 0; mgb_workloads[i]; i++)
 			fprintf(out, "  %-10s %s\n", mgb_workloads[i]->name, mgb_workloads[i]->summary);
@@ -135,10 +128,10 @@ static int parse_workloads(struct run_opts *ro, const char *arg)
 	int r = 0;
 
 	if (!strcmp(arg, "all")) {
-		for (ro->nworkloads = 0; mgb_workloads[ro->nworkloads]; ro->nworkloads++)
-			ro->workloads[ro->nworkloads] = mgb_workloads[ro->nworkloads];
+		for (ro->plan.nworkloads = 0; mgb_workloads[ro->plan.nworkloads]; ro->plan.nworkloads++)
+			ro->plan.workloads[ro->plan.nworkloads] = mgb_workloads[ro->plan.nworkloads];
 	} else {
-		r = parse_list("workload", copy, (const void **)ro->workloads, &ro->nworkloads, find_workload);
+		r = parse_list("workload", copy, (const void **)ro->plan.workloads, &ro->plan.nworkloads, find_workload);
 	}
 	free(copy);
 	return r;
@@ -152,8 +145,8 @@ static struct mgb_cmd_option *build_options(const struct run_opts *ro, const cha
 	size_t n = MGB_ARRAY_SIZE(common_options) - 1, cap = n + 1, k = 0;
 	struct mgb_cmd_option *opts;
 
-	for (unsigned i = 0; i < ro->nworkloads; i++)
-		for (const struct mgb_option *o = ro->workloads[i]->options; o->name; o++)
+	for (unsigned i = 0; i < ro->plan.nworkloads; i++)
+		for (const struct mgb_option *o = ro->plan.workloads[i]->options; o->name; o++)
 			cap++;
 	for (size_t b = 0; mgb_backends[b]; b++)
 		for (const struct mgb_option *o = mgb_backends[b]->options; o && o->name; o++)
@@ -161,8 +154,8 @@ static struct mgb_cmd_option *build_options(const struct run_opts *ro, const cha
 	opts = calloc(cap, sizeof(*opts));
 	*names = calloc(cap, sizeof(**names));
 	memcpy(opts, common_options, n * sizeof(*opts));
-	for (unsigned i = 0; i < ro->nworkloads; i++)
-		for (const struct mgb_option *o = ro->workloads[i]->options; o->name; o++) {
+	for (unsigned i = 0; i < ro->plan.nworkloads; i++)
+		for (const struct mgb_option *o = ro->plan.workloads[i]->options; o->name; o++) {
 			bool seen = false;
 
 			for (size_t j = 0; j < k; j++)
@@ -188,7 +181,6 @@ static struct mgb_cmd_option *build_options(const struct run_opts *ro, const cha
 	return opts;
 }
 
-static const void *backend_params_of(const struct run_opts *ro, const struct mgb_backend_ops *ops);
 
 /* A backend option sets the params of every backend that has it (nfs3 and nfs4 share theirs);
  * given without one of those backends, it is a usage error. */
@@ -205,7 +197,7 @@ static int set_backend_option(struct run_opts *ro, int code, const char *value, 
 			continue;
 		given[b] = true;
 		ro->backend_option = ro->backend_option ?: o->name;
-		if (mgb_param_set(o, ro->backend_params[b], value, err) < 0)
+		if (mgb_param_set(o, ro->plan.backend_params[b], value, err) < 0)
 			return mgb_usage_error("run", "%s", err);
 	}
 	return 0;
@@ -213,8 +205,8 @@ static int set_backend_option(struct run_opts *ro, int code, const char *value, 
 
 static bool backend_chosen(const struct run_opts *ro, const struct mgb_backend_ops *ops)
 {
-	for (unsigned i = 0; i < ro->nbackends; i++)
-		if (ro->backends[i] == ops)
+	for (unsigned i = 0; i < ro->plan.nbackends; i++)
+		if (ro->plan.backends[i] == ops)
 			return true;
 	return false;
 }
@@ -239,30 +231,10 @@ static int check_backend_options(const struct run_opts *ro, const bool *given)
 	for (size_t b = 0; mgb_backends[b]; b++)
 		if (mgb_option_table_find(mgb_backends[b]->options, ro->backend_option) && n < sizeof(takes))
 			n += (size_t)snprintf(takes + n, sizeof(takes) - n, "%s%s", n ? ", " : "", mgb_backends[b]->name);
-	for (unsigned i = 0; i < ro->nbackends && m < sizeof(chosen); i++)
-		m += (size_t)snprintf(chosen + m, sizeof(chosen) - m, "%s%s", m ? "," : "", ro->backends[i]->name);
+	for (unsigned i = 0; i < ro->plan.nbackends && m < sizeof(chosen); i++)
+		m += (size_t)snprintf(chosen + m, sizeof(chosen) - m, "%s%s", m ? "," : "", ro->plan.backends[i]->name);
 	return mgb_usage_error("run", "--%s is an option of backend%s %s, and --backend is %s", ro->backend_option,
 			       strchr(takes, ',') ? "s" : "", takes, chosen);
-}
-
-/* --nfs-url: the run's one target is that server; every backend must be an NFS one. */
-static const char *nfs_url_of(const struct run_opts *ro)
-{
-	for (unsigned i = 0; i < ro->nbackends; i++) {
-		const char *url = mgb_backend_serve_how(ro->backends[i], backend_params_of(ro, ro->backends[i])).url;
-
-		if (url)
-			return url;
-	}
-	return NULL;
-}
-
-static const void *backend_params_of(const struct run_opts *ro, const struct mgb_backend_ops *ops)
-{
-	for (size_t b = 0; mgb_backends[b]; b++)
-		if (mgb_backends[b] == ops)
-			return ro->backend_params[b];
-	return NULL;
 }
 
 /* Do two parameter sets hold the same value of option o? */
@@ -289,7 +261,7 @@ static bool same_option_value(const struct mgb_option *o, const void *a, const v
  */
 static int sweep_workload(struct run_opts *ro, unsigned i, const struct mgb_option *o, const char *list)
 {
-	size_t size = ro->workloads[i]->params_size;
+	size_t size = ro->plan.workloads[i]->params_size;
 	char *copy = strdup(list), *rest = copy, *v, err[MGB_ERR_LEN];
 	void *pristine = malloc(size);
 	int n = 0, rc = 0;
@@ -298,32 +270,32 @@ static int sweep_workload(struct run_opts *ro, unsigned i, const struct mgb_opti
 		free(copy), free(pristine);
 		return mgb_usage_error("run", "out of memory");
 	}
-	memcpy(pristine, ro->params[i], size);
+	memcpy(pristine, ro->plan.params[i], size);
 	while (rc == 0 && (v = strsep(&rest, ",")) != NULL) {
 		unsigned at = i + (unsigned)n;
 
 		if (!*v) {
 			rc = mgb_usage_error("run", "--%s '%s': an empty value in the list", o->name, list);
-		} else if (n > 0 && ro->nworkloads >= MAX_ITEMS) {
+		} else if (n > 0 && ro->plan.nworkloads >= MAX_ITEMS) {
 			rc = mgb_usage_error("run", "--%s '%s': at most %d sets of cells in one run", o->name, list,
 					     MAX_ITEMS);
 		} else if (n > 0) {
-			memmove(&ro->workloads[at + 1], &ro->workloads[at], (ro->nworkloads - at) * sizeof(ro->workloads[0]));
-			memmove(&ro->params[at + 1], &ro->params[at], (ro->nworkloads - at) * sizeof(ro->params[0]));
-			ro->nworkloads++;
-			ro->workloads[at] = ro->workloads[i];
-			ro->params[at] = malloc(size);
-			if (!ro->params[at])
+			memmove(&ro->plan.workloads[at + 1], &ro->plan.workloads[at], (ro->plan.nworkloads - at) * sizeof(ro->plan.workloads[0]));
+			memmove(&ro->plan.params[at + 1], &ro->plan.params[at], (ro->plan.nworkloads - at) * sizeof(ro->plan.params[0]));
+			ro->plan.nworkloads++;
+			ro->plan.workloads[at] = ro->plan.workloads[i];
+			ro->plan.params[at] = malloc(size);
+			if (!ro->plan.params[at])
 				rc = mgb_usage_error("run", "out of memory");
 			else
-				memcpy(ro->params[at], pristine, size);
+				memcpy(ro->plan.params[at], pristine, size);
 		}
-		if (rc == 0 && mgb_param_set(o, ro->params[at], v, err) < 0)
+		if (rc == 0 && mgb_param_set(o, ro->plan.params[at], v, err) < 0)
 			rc = mgb_usage_error("run", "%s", err);
 		/* "10,max,10" or "4096,4k": one value twice makes two cells the document reader
 		 * refuses as one repeated, after the run's time is spent (M3) */
 		for (unsigned k = i; rc == 0 && k < at; k++)
-			if (same_option_value(o, ro->params[k], ro->params[at]))
+			if (same_option_value(o, ro->plan.params[k], ro->plan.params[at]))
 				rc = mgb_usage_error("run", "--%s '%s': the value '%s' is given twice (use --repeat N "
 							    "to run it again)", o->name, list, v);
 		n++;
@@ -337,8 +309,8 @@ static int set_workload_option(struct run_opts *ro, const char *name, const char
 {
 	char err[MGB_ERR_LEN];
 
-	for (unsigned i = 0; i < ro->nworkloads; i++) {
-		const struct mgb_option *o = mgb_option_find(ro->workloads[i], name);
+	for (unsigned i = 0; i < ro->plan.nworkloads; i++) {
+		const struct mgb_option *o = mgb_option_find(ro->plan.workloads[i], name);
 
 		/* only numbers and choices sweep: a string parameter would point into the list */
 		if (o && o->sweep && o->type != MGB_OPT_STRING && strchr(value, ',')) {
@@ -347,7 +319,7 @@ static int set_workload_option(struct run_opts *ro, const char *name, const char
 			if (n < 0)
 				return MGB_EXIT_USAGE;
 			i += (unsigned)n - 1;
-		} else if (o && mgb_param_set(o, ro->params[i], value, err) < 0) {
+		} else if (o && mgb_param_set(o, ro->plan.params[i], value, err) < 0) {
 			return mgb_usage_error("run", "%s", err);
 		}
 	}
@@ -364,8 +336,8 @@ static int check_distinct_params(const struct run_opts *ro)
 	char *keys[MAX_ITEMS] = { NULL };
 	int rc = 0;
 
-	for (unsigned i = 0; i < ro->nworkloads; i++) {
-		json_t *p = mgb_params_to_json(ro->workloads[i], ro->params[i]);
+	for (unsigned i = 0; i < ro->plan.nworkloads; i++) {
+		json_t *p = mgb_params_to_json(ro->plan.workloads[i], ro->plan.params[i]);
 
 		keys[i] = json_dumps(p, JSON_SORT_KEYS | JSON_COMPACT);
 		json_decref(p);
@@ -374,14 +346,14 @@ static int check_distinct_params(const struct run_opts *ro)
 			break;
 		}
 		for (unsigned j = 0; rc == 0 && j < i; j++)
-			if (ro->workloads[j] == ro->workloads[i] && !strcmp(keys[j], keys[i]))
+			if (ro->plan.workloads[j] == ro->plan.workloads[i] && !strcmp(keys[j], keys[i]))
 				rc = mgb_usage_error("run", "%s: two sets of cells have the same parameters (give "
 							    "each option's list once; --repeat N runs a cell again)",
-						     ro->workloads[i]->name);
+						     ro->plan.workloads[i]->name);
 		if (rc)
 			break;
 	}
-	for (unsigned i = 0; i < ro->nworkloads; i++)
+	for (unsigned i = 0; i < ro->plan.nworkloads; i++)
 		free(keys[i]);
 	return rc;
 }
@@ -405,20 +377,20 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 
 	if (parse_workloads(ro, argv[1]) < 0)
 		return MGB_EXIT_USAGE;
-	for (unsigned i = 0; i < ro->nworkloads; i++) {
-		ro->params[i] = calloc(1, ro->workloads[i]->params_size);
-		if (mgb_params_defaults(ro->workloads[i], ro->params[i], err) < 0)
+	for (unsigned i = 0; i < ro->plan.nworkloads; i++) {
+		ro->plan.params[i] = calloc(1, ro->plan.workloads[i]->params_size);
+		if (mgb_params_defaults(ro->plan.workloads[i], ro->plan.params[i], err) < 0)
 			return mgb_usage_error("run", "%s", err);
 	}
 	for (size_t b = 0; mgb_backends[b] && b < MAX_ITEMS; b++) {
-		ro->backend_params[b] = calloc(1, mgb_backends[b]->params_size ? mgb_backends[b]->params_size : 1);
-		if (mgb_option_table_defaults(mgb_backends[b]->options, ro->backend_params[b],
+		ro->plan.backend_params[b] = calloc(1, mgb_backends[b]->params_size ? mgb_backends[b]->params_size : 1);
+		if (mgb_option_table_defaults(mgb_backends[b]->options, ro->plan.backend_params[b],
 					      mgb_backends[b]->params_size, err) < 0)
 			return mgb_usage_error("run", "%s", err);
 	}
-	ro->repeat = 1;
-	parse_list("filesystem", fs_default, (const void **)ro->fs, &ro->nfs, find_fs);
-	parse_list("backend", backend_default, (const void **)ro->backends, &ro->nbackends, find_backend);
+	ro->plan.repeat = 1;
+	parse_list("filesystem", fs_default, (const void **)ro->plan.fs, &ro->plan.nfs, find_fs);
+	parse_list("backend", backend_default, (const void **)ro->plan.backends, &ro->plan.nbackends, find_backend);
 
 	opts = build_options(ro, &names);
 	cmdline.opts = opts;
@@ -427,22 +399,22 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	while (rc == 0 && (c = mgb_getopt(&cmdline, argc, argv)) != MGB_GETOPT_END) {
 		switch (c) {
 		case OPT_FS:
-			if (parse_list("filesystem", optarg, (const void **)ro->fs, &ro->nfs, find_fs) < 0)
+			if (parse_list("filesystem", optarg, (const void **)ro->plan.fs, &ro->plan.nfs, find_fs) < 0)
 				rc = MGB_EXIT_USAGE;
 			ro->fs_given = true;
 			break;
 		case OPT_BACKEND:
-			if (parse_list("backend", optarg, (const void **)ro->backends, &ro->nbackends, find_backend) < 0)
+			if (parse_list("backend", optarg, (const void **)ro->plan.backends, &ro->plan.nbackends, find_backend) < 0)
 				rc = MGB_EXIT_USAGE;
 			break;
 		case OPT_DIR:
-			ro->dir = optarg;
+			ro->plan.dir = optarg;
 			break;
 		case OPT_ROUNDS:
-			rc = parse_count("rounds", optarg, &ro->rounds);
+			rc = parse_count("rounds", optarg, &ro->plan.rounds);
 			break;
 		case OPT_REPEAT:
-			rc = parse_count("repeat", optarg, &ro->repeat);
+			rc = parse_count("repeat", optarg, &ro->plan.repeat);
 			break;
 		case 'o':
 			ro->output = optarg;
@@ -475,48 +447,14 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 		rc = check_backend_options(ro, backend_given);
 	if (rc == 0 && optind < argc)
 		rc = mgb_usage_error("run", "unexpected argument '%s'", argv[optind]);
-	for (unsigned i = 0; rc == 0 && i < ro->nworkloads; i++)
-		if (ro->workloads[i]->check_params && ro->workloads[i]->check_params(ro->params[i], err) < 0)
-			rc = mgb_usage_error("run", "%s: %s", ro->workloads[i]->name, err);
+	for (unsigned i = 0; rc == 0 && i < ro->plan.nworkloads; i++)
+		if (ro->plan.workloads[i]->check_params && ro->plan.workloads[i]->check_params(ro->plan.params[i], err) < 0)
+			rc = mgb_usage_error("run", "%s: %s", ro->plan.workloads[i]->name, err);
 	if (rc == 0)
 		rc = check_distinct_params(ro);
 	free(opts);
 	free(names);
 	return rc;
-}
-
-static bool any_nfs_backend(const struct run_opts *ro)
-{
-	for (unsigned i = 0; i < ro->nbackends; i++)
-		if (ro->backends[i]->reach != MGB_REACH_LOCAL)
-			return true;
-	return false;
-}
-
-static bool any_knfsd(const struct run_opts *ro)
-{
-	for (unsigned i = 0; i < ro->nbackends; i++)
-		if (mgb_backend_serve_how(ro->backends[i], backend_params_of(ro, ro->backends[i])).knfsd)
-			return true;
-	return false;
-}
-
-static bool any_kernel_client(const struct run_opts *ro)
-{
-	for (unsigned i = 0; i < ro->nbackends; i++)
-		if (ro->backends[i]->kernel_client)
-			return true;
-	return false;
-}
-
-/* An NFS backend served by the embedded nfs-ganesha (no --nfs-server knfsd). */
-static bool any_ganesha(const struct run_opts *ro)
-{
-	for (unsigned i = 0; i < ro->nbackends; i++)
-		if (ro->backends[i]->reach != MGB_REACH_LOCAL &&
-		    !mgb_backend_serve_how(ro->backends[i], backend_params_of(ro, ro->backends[i])).knfsd)
-			return true;
-	return false;
 }
 
 static bool is_directory(const char *path, char *err)
@@ -533,10 +471,10 @@ static bool is_directory(const char *path, char *err)
 /* One workload, swept or not: its name names the file. */
 static bool one_workload(const struct run_opts *ro)
 {
-	for (unsigned i = 1; i < ro->nworkloads; i++)
-		if (ro->workloads[i] != ro->workloads[0])
+	for (unsigned i = 1; i < ro->plan.nworkloads; i++)
+		if (ro->plan.workloads[i] != ro->plan.workloads[0])
 			return false;
-	return ro->nworkloads > 0;
+	return ro->plan.nworkloads > 0;
 }
 
 static char *default_output_name(const struct run_opts *ro)
@@ -545,56 +483,20 @@ static char *default_output_name(const struct run_opts *ro)
 	time_t now = time(NULL);
 
 	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", localtime(&now));
-	if (asprintf(&stem, "mgbench-%s-%s", one_workload(ro) ? ro->workloads[0]->name : "suite", when) < 0)
+	if (asprintf(&stem, "mgbench-%s-%s", one_workload(ro) ? ro->plan.workloads[0]->name : "suite", when) < 0)
 		return NULL;
 	name = mgb_output_unused_name(stem);
 	free(stem);
 	return name;
 }
 
-static uint64_t rounds_for(const struct run_opts *ro, const struct mgb_workload *w)
+/* The plan's needs, asked through the command line's options. */
+static struct mgb_plan_needs needs_of(const struct run_opts *ro)
 {
-	if (ro->rounds)
-		return ro->rounds;
-	return mgb_workload_default_rounds(w);
-}
+	struct mgb_plan_needs n;
 
-static int run_plan(const struct run_opts *ro, struct mgb_session *s, json_t *doc,
-		    const struct mgb_clockinfo *ci, struct mgb_progress *progress)
-{
-	json_t *cells = json_object_get(doc, "cells");
-	bool remote = nfs_url_of(ro) != NULL;
-	unsigned nfs = ro->dir || remote ? 1 : ro->nfs;
-	int rc = MGB_EXIT_OK;
-
-	for (uint64_t rep = 0; rep < ro->repeat; rep++)
-		for (unsigned w = 0; w < ro->nworkloads; w++)
-			for (unsigned f = 0; f < nfs; f++)
-				for (unsigned b = 0; b < ro->nbackends; b++) {
-					struct mgb_cell_spec spec = {
-						.workload = ro->workloads[w],
-						.params = ro->params[w],
-						.fs = ro->dir || remote ? NULL : ro->fs[f],
-						.dir = ro->dir,
-						.backend = ro->backends[b],
-						.backend_params = backend_params_of(ro, ro->backends[b]),
-						.rounds = rounds_for(ro, ro->workloads[w]),
-						.repeat = (unsigned)rep,
-					};
-					json_t *cell;
-
-					if (mgb_stop_requested())
-						return rc;
-					cell = mgb_run_cell(s, &spec, ci, progress);
-					if (!strcmp(json_string_value(json_object_get(cell, "status")), "error")) {
-						fprintf(stderr, "mgbench run: %s on %s via %s: %s\n", spec.workload->name,
-							spec.fs ? spec.fs->name : ro->dir ? ro->dir : "url", spec.backend->name,
-							json_string_value(json_object_get(cell, "error")));
-						rc = MGB_EXIT_FAIL;
-					}
-					json_array_append_new(cells, cell);
-				}
-	return rc;
+	mgb_plan_needs(&ro->plan, &n);
+	return n;
 }
 
 /* What parse_args cannot see option by option. */
@@ -602,30 +504,22 @@ static int check_combinations(const struct run_opts *ro)
 {
 	int rc = 0;
 
-	if (ro->dir && ro->fs_given)
+	if (ro->plan.dir && ro->fs_given)
 		return mgb_usage_error("run", "--dir and --fs exclude each other");
-	if (nfs_url_of(ro)) {
-		for (unsigned i = 0; i < ro->nbackends && rc == 0; i++)
-			if (ro->backends[i]->reach == MGB_REACH_LOCAL)
-				rc = mgb_usage_error("run", "--nfs-url runs NFS backends only, not '%s'", ro->backends[i]->name);
-			else if (ro->backends[i]->kernel_client)
+	if (needs_of(ro).nfs_url) {
+		for (unsigned i = 0; i < ro->plan.nbackends && rc == 0; i++)
+			if (ro->plan.backends[i]->reach == MGB_REACH_LOCAL)
+				rc = mgb_usage_error("run", "--nfs-url runs NFS backends only, not '%s'", ro->plan.backends[i]->name);
+			else if (ro->plan.backends[i]->kernel_client)
 				rc = mgb_usage_error("run", "--nfs-url is for nfs3 and nfs4 (libnfs); '%s' mounts only the "
-						     "server started for each cell", ro->backends[i]->name);
-		if (rc == 0 && (ro->dir || ro->fs_given))
+						     "server started for each cell", ro->plan.backends[i]->name);
+		if (rc == 0 && (ro->plan.dir || ro->fs_given))
 			rc = mgb_usage_error("run", "--nfs-url excludes --dir and --fs (the server's export is the target)");
-		if (rc == 0 && any_knfsd(ro))
+		if (rc == 0 && needs_of(ro).knfsd)
 			rc = mgb_usage_error("run", "--nfs-url and --nfs-server knfsd exclude each other (knfsd is "
 					     "started for each cell, inside a guest)");
 	}
 	return rc;
-}
-
-static void free_params(struct run_opts *ro)
-{
-	for (unsigned i = 0; i < ro->nworkloads; i++)
-		free(ro->params[i]);
-	for (unsigned i = 0; i < MAX_ITEMS; i++)
-		free(ro->backend_params[i]);
 }
 
 int cmd_run(int argc, char **argv)
@@ -655,15 +549,15 @@ int cmd_run(int argc, char **argv)
 		goto out_params;
 
 	/* Check what can be checked before reserving the output or touching the system. */
-	if (ro.dir && !is_directory(ro.dir, err)) {
+	if (ro.plan.dir && !is_directory(ro.plan.dir, err)) {
 		fprintf(stderr, "mgbench run: %s\n", err);
 		rc = MGB_EXIT_FAIL;
 		goto out_params;
 	}
-	if (ro.dir && mgb_check_trusted_dir(ro.dir, true, err) < 0) {
+	if (ro.plan.dir && mgb_check_trusted_dir(ro.plan.dir, true, err) < 0) {
 		/* the run's own subdirectory is reached through descriptors (lib/target/target.c); an
 		 * NFS server would resolve the path again */
-		if (any_nfs_backend(&ro) && !nfs_url_of(&ro)) {
+		if (needs_of(&ro).nfs && !needs_of(&ro).nfs_url) {
 			fprintf(stderr, "mgbench run: --dir: %s; the embedded NFS server resolves the path itself, "
 					"so it needs a directory only root can change\n", err);
 			rc = MGB_EXIT_FAIL;
@@ -680,7 +574,7 @@ int cmd_run(int argc, char **argv)
 	}
 	out.no_replace = !ro.output; /* -o FILE replaces FILE; a name we chose replaces nothing */
 	/* With --dir, only the embedded NFS server needs root: say that, not "use --dir" (D17) */
-	if (geteuid() != 0 && ro.dir && any_nfs_backend(&ro) && !nfs_url_of(&ro)) {
+	if (geteuid() != 0 && ro.plan.dir && needs_of(&ro).nfs && !needs_of(&ro).nfs_url) {
 		fprintf(stderr, "mgbench run: the embedded NFS server needs root "
 				"(or give --nfs-url for a server of your own)\n");
 		mgb_output_abort(&out);
@@ -688,7 +582,7 @@ int cmd_run(int argc, char **argv)
 		goto out_params;
 	}
 	/* Scratch space for filesystems, or for an embedded NFS server's files in --dir runs. */
-	if (mgb_session_begin(&session, !nfs_url_of(&ro) && (ro.dir == NULL || any_nfs_backend(&ro)), err) < 0) {
+	if (mgb_session_begin(&session, !needs_of(&ro).nfs_url && (ro.plan.dir == NULL || needs_of(&ro).nfs), err) < 0) {
 		fprintf(stderr, "mgbench run: %s\n", err);
 		mgb_output_abort(&out);
 		mgb_session_end(&session);
@@ -699,7 +593,7 @@ int cmd_run(int argc, char **argv)
 	mgb_progress_init(&progress, !ro.quiet && isatty(STDERR_FILENO));
 	doc = mgb_result_new(argc, argv, &ci);
 
-	rc = run_plan(&ro, &session, doc, &ci, &progress);
+	rc = mgb_plan_run(&ro.plan, &session, doc, &ci, &progress) ? MGB_EXIT_FAIL : MGB_EXIT_OK;
 	mgb_session_end(&session);
 
 	/* dispatch makes the exit 128 + the signal */
@@ -738,7 +632,7 @@ int cmd_run(int argc, char **argv)
 	json_decref(doc);
 out_params:
 	free(outname);
-	free_params(&ro);
+	mgb_plan_free(&ro.plan);
 	return rc < 0 ? MGB_EXIT_OK : rc;
 }
 
@@ -764,15 +658,19 @@ int mgb_run_args_check(int argc, char **argv, struct mgb_run_check *c)
 		rc = check_combinations(&ro);
 	c->output = ro.output != NULL;
 	c->json = ro.json;
-	c->nfs = any_nfs_backend(&ro);
-	c->nfs_url = nfs_url_of(&ro) != NULL;
-	c->knfsd = any_knfsd(&ro);
-	c->ganesha = any_ganesha(&ro) && !c->nfs_url;
-	c->kernel_client = any_kernel_client(&ro);
-	for (unsigned i = 0; i < ro.nworkloads; i++)
-		c->workloads[i] = ro.workloads[i];
-	c->nworkloads = ro.nworkloads;
-	free_params(&ro);
+	{
+		struct mgb_plan_needs n = needs_of(&ro);
+
+		c->nfs = n.nfs;
+		c->nfs_url = n.nfs_url != NULL;
+		c->knfsd = n.knfsd;
+		c->ganesha = n.ganesha && !c->nfs_url;
+		c->kernel_client = n.kernel_client;
+	}
+	for (unsigned i = 0; i < ro.plan.nworkloads; i++)
+		c->workloads[i] = ro.plan.workloads[i];
+	c->nworkloads = ro.plan.nworkloads;
+	mgb_plan_free(&ro.plan);
 	for (int i = 0; i < argc; i++)
 		free(copy[i]);
 	free(copy);
