@@ -11,7 +11,6 @@
 #include "kernel_bisect.h"
 #include "proc.h" /* mgb_run_program */
 #include "kbuild.h" /* mgb_kb_tree_files */
-#include "proc.h"
 #include "util.h"
 
 #include <errno.h>
@@ -21,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* git's output, its first line trimmed, or NULL with err naming the command and git's words. */
@@ -175,6 +175,14 @@ int mgb_bisect_git_open(const char *source, const char *good, const char *bad, s
 	}
 	char lock[PATH_MAX + 8];
 
+	/* a fresh cache has no kbuild/ yet: made as kernel build makes it, and checked */
+	snprintf(lock, sizeof(lock), "%s/kbuild", cache);
+	if (mkdir(lock, 0755) && errno != EEXIST) {
+		mgb_err(err, "cannot create %s: %s", lock, strerror(errno));
+		goto out;
+	}
+	if (mgb_check_trusted_dir(lock, false, err))
+		goto out;
 	snprintf(lock, sizeof(lock), "%s.lock", g->worktree);
 	if ((g->lockfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0 ||
 	    flock(g->lockfd, LOCK_EX | LOCK_NB)) {

@@ -702,10 +702,11 @@ static void bisect_git_subject(void)
 	char kb[800], *o;
 	int rc;
 
-	/* a bisect over git on a cache without kbuild/ cannot lock its worktree: made by the earlier
-	 * cases, here in case it runs alone */
-	snprintf(kb, sizeof(kb), "%s/kbuild", cache);
+	/* and on a fresh cache, without kbuild/ yet: bisect over git makes it for its worktree's lock
+	 * (it failed with "kbuild/git-....lock: No such file or directory") */
+	snprintf(kb, sizeof(kb), "%s", path_of("fresh-cache"));
 	mkdir(kb, 0755);
+	setenv("MGBENCH_CACHE", kb, 1);
 	repo = git_tree("gitsubject", NULL, subject);
 	/* the guest of the fake kernel fails, after the good commit's label was printed */
 	const char *a1[] = { "kernel", "bisect", "--source", repo, "--good", "HEAD~1", "--metric", "distinct", "-o", out,
@@ -715,7 +716,9 @@ static void bisect_git_subject(void)
 	T_CHECK(strstr(o, "evil") && !strchr(o, '\033') && !strchr(o, '\007') && !strstr(o, "\xc2\x9b") &&
 			!strstr(o, "\xe2\x80\xae") && !strstr(o, "\xe2\x81\xa6"),
 		"the subject is printed, without ESC, BEL, U+009B, U+202E or U+2066: %s", o);
+	T_CHECK(!strstr(o, "No such file"), "a fresh cache gets its kbuild/: %s", o);
 	free(o);
+	setenv("MGBENCH_CACHE", cache, 1);
 }
 
 /*
