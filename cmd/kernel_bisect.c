@@ -12,7 +12,7 @@
 #include "compare.h"
 #include "docs.h"
 #include "kbuild.h"
-#include "kernel_bisect.h"
+#include "kbuild.h"
 #include "proc.h"
 #include "stop.h"
 #include "util.h"

@@ -8,9 +8,8 @@
  * follows it from commit to commit, copying in the files a checkout changed.
  */
 #include "config.h"
-#include "kernel_bisect.h"
-#include "proc.h" /* mgb_run_program */
-#include "kbuild.h" /* mgb_kb_tree_files */
+#include "kbuild.h"
+#include "proc.h"
 #include "util.h"
 
 #include <errno.h>
