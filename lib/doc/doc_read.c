@@ -182,7 +182,9 @@ json_t *mgb_doc_read(const char *path, char *err)
 		return NULL;
 	}
 	if (st.st_size == 0 || st.st_size > MGB_DOC_MAX_BYTES) {
-		mgb_err(err, "%s: %s (%lld bytes)", path, st.st_size ? "too large for a result document" : "empty",
+		mgb_err(err, "%s: %s (%lld bytes)", path,
+			st.st_size ? "too large for a result document (mgbench writes a few KB a cell; at most 32 MiB)"
+				   : "empty",
 			(long long)st.st_size);
 		close(fd);
 		return NULL;
