@@ -193,8 +193,16 @@ int mgb_ab_report(const struct mgb_ab_state *st, char *err)
 			pp[d] = paths[s][d];
 		if (!(sides[s] = mgb_compare_merge_runs(docs[s], pp, ndocs[s], err)))
 			goto out;
-		snprintf(labels[s], sizeof(labels[s]), "%c: %s", 'A' + s,
-			 str_at(docs[s][0], "kernel.release") ?: st->kernel[s]);
+		{
+			/* "6.1.192 + 6 patches": a build's release alone does not tell A from B */
+			char *d = mgb_doc_describe(docs[s][0]);
+
+			if (d)
+				d[strcspn(d, ",")] = '\0';
+			snprintf(labels[s], sizeof(labels[s]), "%c: %s", 'A' + s,
+				 d && *d ? d : str_at(docs[s][0], "kernel.release") ?: st->kernel[s]);
+			free(d);
+		}
 		if (asprintf(&side_paths[s], "%s (%u boots)", st->kernel[s], ndocs[s]) < 0) {
 			side_paths[s] = NULL;
 			mgb_err(err, "out of memory");
