@@ -292,9 +292,17 @@ static int judge(struct bisect *b, size_t k, const char *fs, struct judgement *j
 								   : NAN;
 	jd->changed = !strcmp(jd->verdict, "better") || !strcmp(jd->verdict, "worse");
 	jd->judged = jd->changed || !strcmp(jd->verdict, "no change");
+	/* One document a side of a tick-driven proportion (a coarse filesystem's distinct ratio):
+	 * compare decides only a gap of 0.5 and gives no verdict below it.  Bisect looks for the
+	 * prefix whose value moved as far as the bad one's: below the gap is no such move. */
+	if (!jd->judged && !strcmp(jd->verdict, "no verdict") &&
+	    !strcmp(json_string_value(json_object_get(ab, "drive")) ?: "", "tick")) {
+		jd->verdict = "below the gap";
+		jd->judged = true;
+	}
 	/* the verdict string lives in cmp: keep a static copy of the known ones */
-	static const char *const known[] = { "better", "worse", "no change", "no verdict", "not comparable",
-					     "n too small", "missing" };
+	static const char *const known[] = { "better", "worse", "no change", "below the gap", "no verdict",
+					     "not comparable", "n too small", "missing" };
 	const char *v = "no verdict";
 
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(known); i++)
@@ -428,6 +436,10 @@ static void report(struct bisect *b, const char *const *fs, unsigned nfs, const 
 			printf("%s: no prefix up to the whole series changes %s\n", r->fs, b->metric);
 		else if (r->at_first.p < 1e-300) /* below a double's range: compare prints it so too */
 			printf("%s: first changed by %s %zu of %zu, %s (%s %s, p<1e-300)\n", r->fs,
+			       b->use_git ? "commit" : "patch", r->first, b->n, label(b, r->first), r->at_first.verdict,
+			       b->metric);
+		else if (isnan(r->at_first.p)) /* decided by the gap of 0.5, with no p */
+			printf("%s: first changed by %s %zu of %zu, %s (%s %s, by the gap)\n", r->fs,
 			       b->use_git ? "commit" : "patch", r->first, b->n, label(b, r->first), r->at_first.verdict,
 			       b->metric);
 		else
