@@ -868,11 +868,12 @@ static json_t *compare_cell(json_t **lists, unsigned ndocs, const bool *comparab
 	}
 	for (const struct mgb_column *c = w ? w->columns : NULL; c && c->header; c++) {
 		struct side *base = &kept[col * ndocs];
-		json_t *values, *verdicts, *drives = json_array();
+		json_t *values, *verdicts, *drives;
 		bool timing = is_timing(c), absolute = rounds_differ && !c->events && !strcmp(c->format, "int");
 
 		if (!wanted(c, o))
 			continue;
+		drives = json_array(); /* after the skip: a metric not asked for leaked one */
 		values = json_array();
 		verdicts = json_array();
 		gather(w, lists[0], c, timing, base);
