@@ -312,9 +312,14 @@ int main(void)
 		t0 = t_now_s();
 		t_mgbench(&o, args);
 		T_CHECK(o.status == 1, "panic: exit 1, got %d", o.status);
-		T_CHECK(strstr(o.err, "panicked") != NULL && count_lines(o.err) == 1,
-			"panic: one line naming the panic: %s", o.err);
-		T_CHECK(t_now_s() - t0 < 60, "panic: reported in %.1f s", t_now_s() - t0);
+		/* under TCG the first boot can meet a stale breakpoint, which vm says in a line of its own
+		 * and boots once more (seen in CI's sanitizer pass): that line is not the panic's */
+		unsigned retried = strstr(o.err, "at a stale breakpoint") && strstr(o.err, "booting once more") ? 1 : 0;
+
+		T_CHECK(strstr(o.err, "panicked") != NULL && count_lines(o.err) == 1 + retried,
+			"panic: one line naming the panic%s: %s", retried ? " (after the stale breakpoint's)" : "", o.err);
+		/* recognised, not waited out until --timeout (600 s): one boot's time, or two's */
+		T_CHECK(t_now_s() - t0 < 60 * (1 + retried), "panic: reported in %.1f s", t_now_s() - t0);
 		T_CHECK(access(path, F_OK) != 0, "panic: no result file");
 		t_output_free(&o);
 	}
