@@ -139,6 +139,28 @@ static void show_log_tail(const char *path)
 	free(text);
 }
 
+/* Wait for a child (a boot's vm, a kernel build), looking at the stop flag five times a second:
+ * 0 when it ended (its status in *status), or -1 with err when a stop came (the child is given
+ * STOP_GRACE_NS to stop what it started) or the wait failed. */
+static int wait_child(pid_t pid, int *status, const char *what, char *err)
+{
+	for (;;) {
+		int r = mgb_proc_wait_until(pid, status, mgb_clock_ns(CLOCK_MONOTONIC) + 200000000);
+
+		if (r == 1)
+			return 0;
+		if (r < 0) {
+			mgb_err(err, "waiting for %s: %s", what, strerror(errno));
+			mgb_proc_stop(pid, status, 0, true);
+			return -1;
+		}
+		if (mgb_stop_requested()) {
+			mgb_proc_stop(pid, status, STOP_GRACE_NS, true);
+			return mgb_err(err, "interrupted (signal %d) during %s", (int)mgb_stop_signal, what);
+		}
+	}
+}
+
 /* One boot: `mgbench vm -q --kernel K [vm options] -o DOC -- run ...`, its output in the log.
  * 0 when it left a whole document (annotated here), 1 when it did not (err names the kernel),
  * -1 on a stop or an error. */
@@ -182,24 +204,14 @@ static int run_boot(const struct mgb_ab_state *st, const struct mgb_ab_boot *b, 
 	unlink(doc_path); /* an incomplete one of an earlier ab */
 	if (mgb_proc_start(&spec, &child, err) < 0)
 		goto out;
-	for (;;) {
-		int r = mgb_proc_wait_until(child.pid, &status, mgb_clock_ns(CLOCK_MONOTONIC) + 200000000);
+	{
+		char what[64];
 
-		if (r == 1)
-			break;
-		if (r < 0) {
-			mgb_err(err, "waiting for the boot: %s", strerror(errno));
-			mgb_proc_stop(child.pid, &status, 0, true);
+		/* vm stops its guest and keeps the cells it finished: a partial document, which the next
+		 * ab redoes */
+		snprintf(what, sizeof(what), "boot %u of %c", b->index, 'A' + b->side);
+		if (wait_child(child.pid, &status, what, err))
 			goto out;
-		}
-		if (mgb_stop_requested()) {
-			/* vm stops its guest and keeps the cells it finished: a partial document, which
-			 * the next ab redoes */
-			mgb_proc_stop(child.pid, &status, STOP_GRACE_NS, true);
-			mgb_err(err, "interrupted (signal %d) during boot %u of %c", (int)mgb_stop_signal, b->index,
-				'A' + b->side);
-			goto out;
-		}
 	}
 	iso_now(finished, sizeof(finished));
 	if (!(doc = mgb_doc_read(doc_path, err)) || json_is_true(json_object_get(doc, "interrupted"))) {
@@ -264,16 +276,11 @@ static int build_kernels(const struct mgb_ab *ab, struct mgb_ab_state *st, char 
 				s ? ab->patches : "");
 		if (mgb_proc_start(&spec, &child, err) < 0)
 			return -1;
-		for (;;) {
-			int r = mgb_proc_wait_until(child.pid, &status, mgb_clock_ns(CLOCK_MONOTONIC) + 200000000);
+		char what[32];
 
-			if (r == 1)
-				break;
-			if (r < 0 || mgb_stop_requested()) {
-				mgb_proc_stop(child.pid, &status, STOP_GRACE_NS, true);
-				return mgb_err(err, "interrupted while building %c", 'A' + s);
-			}
-		}
+		snprintf(what, sizeof(what), "building %c", 'A' + s);
+		if (wait_child(child.pid, &status, what, err))
+			return -1;
 		if ((rc = mgb_proc_result("mgbench kernel build", status, err)))
 			return rc < 0 ? -1 : mgb_err(err, "building %c failed (exit %d): see above", 'A' + s, rc);
 		if (!(st->kernel[s] = strdup(out)))
