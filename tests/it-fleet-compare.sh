@@ -9,6 +9,7 @@
 # - host names with '/' or '..': refused, no crash, nothing read or written outside RESULTS;
 # - a node's kernel.release with ESC/OSC sequences, a newline, '|', HTML and a javascript: link:
 #   escaped in stdout and report.txt, inside code spans in report.md;
+# - the recorded command: `run write --fs tmpfs,ramfs` is recorded with the whole list;
 # - the gate, judged per pair: a regression exits 1; a misspelt metric 2 (even beside a regression);
 #   a gated pair that cannot be judged (a failed host, no twin, no cell in common, a rate with one
 #   document a side) 3, never 0 or 1; two healthy pairs on different kernels pass; a missing
@@ -52,6 +53,15 @@ done
 	say "FAIL: mgbench run write --fs tmpfs (second)"
 	exit 1
 }
+
+# The fleet's provenance: a document's command reruns its run, a comma list whole (the role
+# passes --fs F1,F2 as one word; it was once recorded cut at its first comma).
+"$MGBENCH" run write --fs tmpfs,ramfs --rounds 200 -q -o "$T/list.json" || { say "FAIL: mgbench run --fs tmpfs,ramfs"; exit 1; }
+check "mgbench run write --fs tmpfs,ramfs records the whole list" python3 - "$T/list.json" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))["command"]
+sys.exit(0 if c[:4] == ["run", "write", "--fs", "tmpfs,ramfs"] else (print(c), 1)[1])
+EOF
 
 fc() { # fc OUT ARGS...: the controller step, stdout+stderr to OUT; returns its exit status
 	out=$1
@@ -238,6 +248,28 @@ printf '{"state": "ok", "key": "k3", "complete": true, "expect_cells": 1}\n' >"$
 fc "$T/stale.out" --results "$R" --baseline a --dev a-dev
 check "the report names a reused document" grep -q "^  a  *baseline ok  *6.*(reused: run .*, key k1)" "$T/stale.out"
 check "the report names only the reused one" sh -c '! grep -q "^  a-dev .*reused" "$1"' sh "$T/stale.out"
+
+# The role's two controller-side calls per host: --check-document --record-status after the
+# fetch (the outcome into status.json), --reuse-or-clear before the run.
+R=$T/reuse/results
+mkdir -p "$R/h"
+cp "$T/tmpfs.json" "$R/h/mgbench.json"
+python3 "$FC" --check-document "$R/h" --expect-cells 1 --mgbench "$MGBENCH" \
+	--record-status '{"key": "k1", "expect_cells": 1}' >"$T/rec.out" 2>&1
+check "record-status: a complete document exits 0" [ $? = 0 ]
+check "record-status: status.json says ok, complete, key k1" python3 - "$R/h/status.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+sys.exit(0 if s["state"] == "ok" and s["complete"] is True and s["key"] == "k1" and s["reused"] is False else 1)
+EOF
+python3 "$FC" --reuse-or-clear "$R/h" --key k1 --mgbench "$MGBENCH" >"$T/reuse.out" 2>&1
+check "reuse-or-clear: the same key is reused (exit 0)" [ $? = 0 ]
+check "reuse-or-clear: status.json says reused" grep -q '"reused": true' "$R/h/status.json"
+python3 "$FC" --reuse-or-clear "$R/h" --key k1 --rerun --mgbench "$MGBENCH" >"$T/reuse.out" 2>&1
+check "reuse-or-clear --rerun: not reused (exit 1)" [ $? = 1 ]
+check "reuse-or-clear --rerun: the earlier run's files are gone" sh -c '[ -z "$(ls -A "$1")" ]' sh "$R/h"
+python3 "$FC" --reuse-or-clear "$R/new" --key k1 --mgbench "$MGBENCH" >"$T/reuse.out" 2>&1
+check "reuse-or-clear: a new host's directory is made, nothing to reuse (exit 1)" sh -c '[ $1 = 1 ] && [ -d "$2" ]' sh $? "$R/new"
 
 python3 "$FC" --results "$T/gate-regression/results" --mgbench "$T/no-such-mgbench" --baseline a --dev a-dev \
 	>"$T/nobin.out" 2>&1
