@@ -20,9 +20,11 @@ top=$here/../..
 W=$1 N=$2 F=$3
 cfg=${4:-$top/contrib/ansible/ansible.cfg}
 MGBENCH=${MGBENCH:?MGBENCH=path of the built mgbench}
+[ "$(id -u)" = 0 ] || { echo "$0: run as root (sshd with its own host keys, root logins)" >&2; exit 1; }
 mkdir -p "$W" && W=$(cd "$W" && pwd)
 T=$(mktemp -d "$W/run.XXXXXX")
 sshd_pids=
+made_run_sshd=
 cleanup() {
 	for p in $sshd_pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	# ssh ControlPersist masters of this run (their command line names its control path)
@@ -30,6 +32,7 @@ cleanup() {
 		{ tr '\0' ' ' <"$d/cmdline"; } 2>/dev/null | grep -qF "$T/cp" && kill "${d#/proc/}" 2>/dev/null
 	done
 	rm -rf "$T/nodes" "$T/ssh" "$T/results" "$T/ansible"
+	[ -z "$made_run_sshd" ] || rmdir /run/sshd 2>/dev/null
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
@@ -47,7 +50,9 @@ sha16=$(sha256sum "$tarball" | cut -c1-16)
 
 mkdir -m 700 "$T/ssh"
 ssh-keygen -q -t ed25519 -N '' -f "$T/ssh/id" && cp "$T/ssh/id.pub" "$T/ssh/authorized_keys"
-[ -d /run/sshd ] || mkdir -m 755 /run/sshd
+if [ ! -d /run/sshd ]; then # sshd's privilege separation directory, as its service makes it
+	mkdir -m 755 /run/sshd && made_run_sshd=1
+fi
 : >"$T/ssh/known_hosts"
 for n in 1 2; do
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
