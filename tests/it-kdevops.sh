@@ -3,7 +3,7 @@
 # make targets, over real SSH as kdevops logs in: an ordinary user, root through sudo (become).
 # Two sshd on localhost ports stand for PREFIX-mgbench (baseline) and PREFIX-mgbench-dev, named
 # through an ssh config as kdevops names its nodes; the settings arrive as Kconfig gives them, as
-# strings ("tmpfs,ramfs", "distinct,backward").  contrib/kdevops/install puts mgbench's role,
+# strings ("tmpfs,ramfs", "backward,future").  contrib/kdevops/install puts mgbench's role,
 # playbook, Makefile, Kconfig and hosts template in the checkout; the inventory is rendered from
 # the template.  Checked: `make mgbench` builds from the tarball as root and runs on both nodes,
 # the documents land in workflows/mgbench/results/<host>/, record the whole --fs list, and the pair
@@ -208,7 +208,9 @@ local_tmp = $T/ansible/tmp
 [ssh_connection]
 ssh_args = -F $T/ssh/config -o ControlMaster=no -o ControlPersist=no
 EOF
-# Kconfig's `output yaml`: strings stay strings (the role must split "tmpfs,ramfs" itself).
+# Kconfig's `output yaml`: strings stay strings (the role must split "tmpfs,ramfs" itself).  The
+# gate is on the invariants (0 on both sides, always judged): ramfs's distinct ratio, coarse, varies
+# from run to run, and one run a side gives it no verdict, which the gate rightly calls NOT JUDGED.
 # Settings beside those are kdevops's own; the nodes' directories and prefixes are this test's
 # (host_vars beside the inventory): both "machines" share this one's /var/tmp and /usr/local.
 cat >"$K/extra_vars.yaml" <<EOF
@@ -228,7 +230,7 @@ mgbench_repeats: 1
 mgbench_rounds: "2000"
 mgbench_run_extra_args: "--query every"
 mgbench_vm_kernel: ""
-mgbench_fail_on_regression: "distinct,backward"
+mgbench_fail_on_regression: "backward,future"
 mgbench_run_timeout: 900
 mgbench_run_poll: 2
 mgbench_install_deps: False
