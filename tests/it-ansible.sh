@@ -353,6 +353,57 @@ check "the controller step still reports, naming the refused hosts" \
 	grep -q "^  \.\./escaped  *baseline refused" "$T/hostile/results/compare/report.txt"
 check "the other host is still tried" grep -q "^  plain  *baseline unreachable" "$T/hostile/results/compare/report.txt"
 
+# An SSH drop does not interrupt a run: the run is an async job, out of the session that started
+# it, so killing every SSH session to the node mid-run (what a dropped link does to them) leaves
+# it running, and a later poll (ssh retried) finds it done and fetches its document.
+cat >"$T/drop.hosts" <<EOF
+[baseline]
+drop ansible_port=$port1 mgbench_node_dir=$T/node3 mgbench_prefix=$T/node3/prefix
+[all:vars]
+ansible_host=127.0.0.1
+ansible_user=root
+ansible_ssh_private_key_file=$T/ssh/id
+ansible_python_interpreter=/usr/bin/python3
+EOF
+ANSIBLE_SSH_RETRIES=5 ansible-playbook -i "$T/drop.hosts" -e "@$T/vars.json" -e "mgbench_results_dir=$T/drop/results" \
+	-e '{"mgbench_run_timeout": 300, "mgbench_rounds": 2000000, "mgbench_run_extra_args": [], "mgbench_fail_on_regression": []}' \
+	"$srcdir/contrib/ansible/mgbench.yml" >"$T/drop.log" 2>&1 &
+play=$!
+run_pid=
+bin=$(readlink -f "$MGBENCH")
+i=0
+while [ $i -lt 1200 ] && [ -z "$run_pid" ] && kill -0 $play 2>/dev/null; do
+	# (mgbench names its process after the workload: its executable says what it is)
+	for p in $(pgrep -f "$T/node3/results/.*/mgbench.json"); do
+		[ "$(readlink /proc/"$p"/exe 2>/dev/null)" = "$bin" ] && run_pid=$p
+	done
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ -n "$run_pid" ]; then
+	ancestors=
+	p=$run_pid
+	while [ "$p" -gt 1 ] 2>/dev/null; do
+		ancestors="$ancestors $(cat /proc/"$p"/comm 2>/dev/null)"
+		p=$(awk '{print $4}' /proc/"$p"/stat 2>/dev/null)
+	done
+	check "the run is out of every SSH session (ancestors:$ancestors)" sh -c '! echo "$1" | grep -qw sshd' sh "$ancestors"
+	dropped=0
+	for s in $sshd_pids; do
+		for c in $(pgrep -P "$s"); do kill -9 "$c" && dropped=$((dropped + 1)); done
+	done
+	sleep 1
+	check "the run outlives its SSH sessions being dropped ($dropped killed)" kill -0 "$run_pid"
+else
+	check "the drop case's run started" false
+fi
+wait $play
+rc=$?
+cat "$T/drop.log" >&2
+check "a run whose SSH sessions dropped is fetched (exit $rc)" [ $rc = 0 ]
+check "a run whose SSH sessions dropped is ok" grep -q '"state": "ok"' "$T/drop/results/drop/status.json"
+check "its document is complete" "$MGBENCH" report "$T/drop/results/drop/mgbench.json" >/dev/null
+
 # A run past mgbench_run_timeout is killed on the node (the async job's process group), the host is
 # failed, and nothing of it is fetched, then or later.  node3's fake install, a long run on tmpfs.
 cat >"$T/slow.hosts" <<EOF
