@@ -392,6 +392,7 @@ if [ -n "$run_pid" ]; then
 	for s in $sshd_pids; do
 		for c in $(pgrep -P "$s"); do kill -9 "$c" && dropped=$((dropped + 1)); done
 	done
+	say "drop case: mgbench $run_pid, ancestors:$ancestors; $dropped SSH session(s) killed"
 	sleep 1
 	check "the run outlives its SSH sessions being dropped ($dropped killed)" kill -0 "$run_pid"
 else
