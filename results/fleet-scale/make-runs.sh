@@ -92,7 +92,9 @@ for h in $(sed -n 's/^\(h[0-9][-a-z0-9]*\) .*/\1/p' "$T/hosts"); do
 	ln -s "$MGBENCH" "$T/nodes/$h/prefix/bin/mgbench"
 done
 
+# Ansible's state, the nodes' side included (root's module files and async jobs), stays in $T.
 export ANSIBLE_CONFIG="$cfg" ANSIBLE_FORKS="$F" ANSIBLE_HOME="$T/ansible" ANSIBLE_LOCAL_TEMP="$T/ansible/tmp"
+export ANSIBLE_REMOTE_TEMP="$T/ansible/remote" ANSIBLE_ASYNC_DIR="$T/ansible/async"
 export ANSIBLE_SSH_CONTROL_PATH_DIR="$T/cp" ANSIBLE_HOST_KEY_CHECKING=True ANSIBLE_NOCOLOR=1
 export ANSIBLE_SSH_ARGS="-o UserKnownHostsFile=$T/ssh/known_hosts -o ControlMaster=auto -o ControlPersist=60s"
 export ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks PROFILE_TASKS_TASK_OUTPUT_LIMIT=100
