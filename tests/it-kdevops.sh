@@ -205,9 +205,13 @@ retry_files_enabled = False
 deprecation_warnings = False
 callbacks_enabled = ansible.posix.profile_tasks
 local_tmp = $T/ansible/tmp
+# the nodes' side (the login user's and, through sudo, root's) stays in the test's directory too
+remote_tmp = $T/remote
 [ssh_connection]
 ssh_args = -F $T/ssh/config -o ControlMaster=no -o ControlPersist=no
+control_path_dir = $T/ansible/cp
 EOF
+mkdir -m 1777 "$T/remote"
 # Kconfig's `output yaml`: strings stay strings (the role must split "tmpfs,ramfs" itself).  The
 # gate is on the invariants (0 on both sides, always judged): ramfs's distinct ratio, coarse, varies
 # from run to run, and one run a side gives it no verdict, which the gate rightly calls NOT JUDGED.
