@@ -78,9 +78,10 @@ static void print_text(json_t *kernel, json_t *fss)
 
 	printf("kernel       %s\n", json_string_value(json_object_get(kernel, "release")));
 	printf("version      %.59s\n", json_string_value(json_object_get(kernel, "version")));
-	printf("coarse tick  %lld ns (HZ %.0f, measured)\n",
+	printf("coarse tick  %lld ns (HZ %.0f; smallest step seen %lld ns)\n",
 	       (long long)json_integer_value(json_object_get(clocks, "coarse_tick_ns")),
-	       json_real_value(json_object_get(clocks, "hz_measured")));
+	       json_real_value(json_object_get(clocks, "hz_measured")),
+	       (long long)json_integer_value(json_object_get(clocks, "coarse_step_seen_ns")));
 	printf("resolution   realtime %lld ns, realtime_coarse %lld ns\n",
 	       (long long)json_integer_value(json_object_get(res, "realtime")),
 	       (long long)json_integer_value(json_object_get(res, "realtime_coarse")));

@@ -17,8 +17,9 @@ struct mgb_clockinfo {
 	int64_t res_realtime_coarse_ns;
 	int64_t res_monotonic_ns;
 	int64_t res_monotonic_coarse_ns;
-	int64_t coarse_tick_ns; /* measured step of CLOCK_REALTIME_COARSE */
-	double hz;              /* 1e9 / coarse_tick_ns */
+	int64_t coarse_tick_ns;      /* the tick: CLOCK_REALTIME_COARSE's resolution, else the step seen */
+	int64_t coarse_step_seen_ns; /* the smallest step of CLOCK_REALTIME_COARSE seen (0: none) */
+	double hz;                   /* 1e9 / coarse_tick_ns */
 	char clocksource[32];   /* the kernel's current clocksource ("tsc", "kvm-clock"), or "" */
 };
 
