@@ -30,6 +30,7 @@ static char t_tmpdir[256];
  * when the open case started (or, between cases, when the last one ended). */
 static const char *case_name, *last_case;
 static unsigned cases, failures_mark;
+static double case_start_s;
 static char outside_name[256];
 
 static void print_case(bool ok, const char *name)
@@ -54,6 +55,9 @@ void t_case_end(void)
 	if (!case_name)
 		return;
 	print_case(t_failures <= (int)failures_mark, case_name);
+	/* what was slow, in the test's log: a TAP comment after the case */
+	if (t_now_s() - case_start_s >= 1)
+		printf("# %s took %.1f s\n", case_name, t_now_s() - case_start_s);
 	last_case = case_name;
 	case_name = NULL;
 	failures_mark = (unsigned)t_failures;
@@ -64,7 +68,26 @@ void t_case(const char *name)
 	t_case_end();
 	flush_outside();
 	case_name = name;
+	case_start_s = t_now_s();
 	failures_mark = (unsigned)t_failures;
+}
+
+bool t_tier_sanitizers(void)
+{
+	const char *tier = getenv("MGB_CHECK_TIER");
+
+	return tier && !strcmp(tier, "sanitizers");
+}
+
+bool t_tier_runs_again(const char *name, const char *why)
+{
+	if (!t_tier_sanitizers())
+		return true;
+	t_case_end();
+	flush_outside();
+	printf("ok %u - %s # SKIP in the sanitizer pass: %s\n", ++cases, name, why);
+	fflush(stdout);
+	return false;
 }
 
 void t_not_judged(const char *file, int line, const char *fmt, ...)
@@ -294,7 +317,8 @@ void t_require(const struct t_needs *needs)
 			fprintf(stderr, "FAIL: %s missing (./bootstrap installs it)\n", **p ? *p : "a program configure did not find");
 			printf("Bail out! %s missing (./bootstrap installs it)\n", **p ? *p : "a program");
 			exit(T_FAIL);
-		}	if (runtime_limit(needs))
+		}
+	if (runtime_limit(needs))
 		watch_runtime(runtime_limit(needs));
 }
 

@@ -64,6 +64,21 @@ void t_case_end(void);
 		call;           \
 		t_case_end();   \
 	} while (0)
+/*
+ * A case that boots a guest or builds a kernel again along host-side C paths that an earlier
+ * case of the suite already ran (another kernel, another filesystem, the same code).  The suite's
+ * sanitizer pass ($MGB_CHECK_TIER=sanitizers, .ci/run's second pass, whose build has ASan and
+ * UBSan) runs each such path once: there the case is reported skipped, "ok N - call # SKIP
+ * why", and not run; everywhere else this is T_RUN.
+ */
+#define T_RUN_AGAIN(call, why)                  \
+	do {                                    \
+		if (t_tier_runs_again(#call, why)) \
+			T_RUN(call);            \
+	} while (0)
+bool t_tier_runs_again(const char *name, const char *why);
+/* The sanitizer pass ($MGB_CHECK_TIER=sanitizers): for a test that chooses its work by tier. */
+bool t_tier_sanitizers(void);
 /* End the last case, print the plan, and return main's exit code (T_PASS or T_FAIL). */
 int t_result(void);
 /* Skip the whole test, saying why on one line: for a precondition t_require() cannot name. */
