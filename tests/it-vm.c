@@ -297,11 +297,13 @@ int main(void)
 		t_output_free(&o);
 	}
 
-	/* boot 2: unstable, multigrain */
-	doc = vm_run("debian:unstable", "vm-unstable.json");
-	T_RUN(check_cells(doc, "debian:unstable", true));
-	json_decref(doc);
-	T_RUN(cost_in_guest());
+	/* boot 2: unstable, multigrain: another kernel along the host's same paths as boot 1 */
+	if (t_tier_runs_again("boot 2: debian:unstable and cost in its guest", "vm's paths ran in boot 1")) {
+		doc = vm_run("debian:unstable", "vm-unstable.json");
+		T_RUN(check_cells(doc, "debian:unstable", true));
+		json_decref(doc);
+		T_RUN(cost_in_guest());
+	}
 
 	/* boot 3: a guest whose /init exits: the panic is recognised, not waited out */
 	{
