@@ -7,16 +7,17 @@
  *
  * Each round makes a read update the atime, the way relatime does when atime is not newer than
  * mtime: write a byte (mtime moves past atime), query (the baseline: ctime, mtime, atime and,
- * over NFSv4, the change attribute), read, query again.  The read is the backend's, or with
- * --reader local one on the server's side (nfsd's own reads may not touch the atime): a local
- * reader's atime update seen by an NFS client.  Counted: reads after which atime moved
- * (the precondition: without atime updates the round tests nothing, and says so), and reads
- * after which ctime or the change attribute moved with nothing changed since the baseline.
+ * over NFSv4, the change attribute), read, query again.  The read is the backend's (knfsd's
+ * reads update the atime too: it opens files without O_NOATIME), or with --reader local one on
+ * the server's side: a local reader's atime update seen by an NFS client.  Counted: reads after
+ * which atime moved (the precondition: without atime updates the round tests nothing, and says
+ * so), and reads after which ctime or the change attribute moved with nothing changed since the
+ * baseline.
  *
  * Before the rounds the file's atime is brought back to now when it is ahead of its mtime:
- * an NFSv4 exclusive create stores its verifier in atime and mtime (knfsd's nfsd_create_setattr,
- * seconds up to 2^31, in 2038), the client is to set real times afterwards, and libnfs 4.0
- * creates every O_CREAT file exclusively and never does.  The write moves the mtime, the atime
+ * an NFSv4 exclusive create stores its verifier in atime and mtime (knfsd's nfsd4_create_file,
+ * seconds up to 2^31, in 2038; OPEN's attrset tells the client so, which is to set real times
+ * afterwards), and libnfs 4.0 creates every O_CREAT file exclusively and never does.  The write moves the mtime, the atime
  * stays in the future, and relatime never updates it again: every read would test nothing.
  */
 #include "config.h"
@@ -28,9 +29,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FILE_NAME "read.dat"
@@ -100,7 +101,8 @@ static int read_run(struct mgb_ctx *ctx)
 {
 	const struct read_params *p = ctx->params;
 	struct mgb_backend *be = ctx->be;
-	char local[4200] = "", served[4200] = "";
+	char served[4200] = ""; /* the file on the server's side, where the run can reach it */
+	const char *local = "";  /* --reader local: read there */
 	const unsigned want = MGB_STAT_TIMES | MGB_STAT_ATIME | MGB_STAT_CHANGE;
 	struct mgb_file f;
 	struct mgb_stat before, after;
@@ -116,7 +118,7 @@ static int read_run(struct mgb_ctx *ctx)
 			ctx->unsupported = true;
 			return mgb_err(ctx->err, "--reader local needs the server's files here (not --nfs-url)");
 		}
-		snprintf(local, sizeof(local), "%s/%s", ctx->local_dir, FILE_NAME);
+		local = served;
 	}
 	if (ctx->local_dir)
 		snprintf(served, sizeof(served), "%s/%s", ctx->local_dir, FILE_NAME);
