@@ -7,11 +7,18 @@
  *
  * Each round makes a read update the atime, the way relatime does when atime is not newer than
  * mtime: write a byte (mtime moves past atime), query (the baseline: ctime, mtime, atime and,
- * over NFSv4, the change attribute), read, query again.  The read is the backend's, or with
- * --reader local one on the server's side (nfsd's own reads may not touch the atime): a local
- * reader's atime update seen by an NFS client.  Counted: reads after which atime moved
- * (the precondition: without atime updates the round tests nothing, and says so), and reads
- * after which ctime or the change attribute moved with nothing changed since the baseline.
+ * over NFSv4, the change attribute), read, query again.  The read is the backend's (knfsd's
+ * reads update the atime too: it opens files without O_NOATIME), or with --reader local one on
+ * the server's side: a local reader's atime update seen by an NFS client.  Counted: reads after
+ * which atime moved (the precondition: without atime updates the round tests nothing, and says
+ * so), and reads after which ctime or the change attribute moved with nothing changed since the
+ * baseline.
+ *
+ * Before the rounds the file's atime is brought back to now when it is ahead of its mtime:
+ * an NFSv4 exclusive create stores its verifier in atime and mtime (knfsd's nfsd4_create_file,
+ * seconds up to 2^31, in 2038; OPEN's attrset tells the client so, which is to set real times
+ * afterwards), and libnfs 4.0 creates every O_CREAT file exclusively and never does.  The write moves the mtime, the atime
+ * stays in the future, and relatime never updates it again: every read would test nothing.
  */
 #include "config.h"
 #include "observe.h"
@@ -24,6 +31,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FILE_NAME "read.dat"
@@ -51,6 +59,30 @@ static const struct mgb_column read_columns[] = {
 	{ 0 },
 };
 
+/*
+ * The atime to now, on the server's side: through the backend where it can (sync, NFSv3's
+ * SETATTR to server time); else on the served file itself (NFSv4 here has no SETATTR on an
+ * open file).  Returns 1 when done, 0 when no way was open, -errno on failure.
+ */
+static int atime_to_now(struct mgb_ctx *ctx, struct mgb_file *f, const char *local_path)
+{
+	int fd, r = 0;
+
+	if (mgb_be_has(ctx->be, MGB_OP_FUTIMENS_NOW)) {
+		r = mgb_be_futimens_now(ctx->be, f);
+		return r < 0 ? r : 1;
+	}
+	if (!local_path[0])
+		return 0;
+	fd = open(local_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (futimens(fd, NULL) < 0)
+		r = -errno;
+	close(fd);
+	return r < 0 ? r : 1;
+}
+
 /* A read on the server's side: the file opened by its local path, as a local reader would. */
 static int local_read(const char *path)
 {
@@ -69,11 +101,13 @@ static int read_run(struct mgb_ctx *ctx)
 {
 	const struct read_params *p = ctx->params;
 	struct mgb_backend *be = ctx->be;
-	char local[4200] = "";
+	char served[4200] = ""; /* the file on the server's side, where the run can reach it */
+	const char *local = "";  /* --reader local: read there */
 	const unsigned want = MGB_STAT_TIMES | MGB_STAT_ATIME | MGB_STAT_CHANGE;
 	struct mgb_file f;
 	struct mgb_stat before, after;
 	uint64_t done = 0, atime_updated = 0, ctime_moved = 0, change_moved = 0, change_seen = 0;
+	int64_t atime_ahead_ns = 0;
 	const char *what = "open";
 	int64_t t0, elapsed;
 	char byte = 'x', buf[1];
@@ -84,11 +118,30 @@ static int read_run(struct mgb_ctx *ctx)
 			ctx->unsupported = true;
 			return mgb_err(ctx->err, "--reader local needs the server's files here (not --nfs-url)");
 		}
-		snprintf(local, sizeof(local), "%s/%s", ctx->local_dir, FILE_NAME);
+		local = served;
 	}
+	if (ctx->local_dir)
+		snprintf(served, sizeof(served), "%s/%s", ctx->local_dir, FILE_NAME);
 	r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0)
 		return mgb_err(ctx->err, "%s: open: %s", FILE_NAME, strerror(-r));
+	what = "first pwrite";
+	if ((r = (int)mgb_be_pwrite(be, &f, &byte, 1, 0)) < 0)
+		goto fail;
+	what = "first fstat";
+	if ((r = mgb_be_fstat(be, &f, want, &before)) < 0)
+		goto fail;
+	atime_ahead_ns = mgb_ts_ns(before.atime) - mgb_ts_ns(before.mtime);
+	if (atime_ahead_ns > 0) {
+		what = "setting the atime to now";
+		if ((r = atime_to_now(ctx, &f, served)) < 0)
+			goto fail;
+		if (!r)
+			json_array_append_new(ctx->warnings,
+					      json_string("the file was created with its atime ahead of its mtime (an "
+							  "NFSv4 exclusive create's verifier) and this backend cannot set it: "
+							  "relatime will not update it"));
+	}
 	mgb_measure_begin(ctx);
 	t0 = mgb_clock_ns(CLOCK_MONOTONIC);
 	while (done < ctx->rounds) {
@@ -121,6 +174,9 @@ static int read_run(struct mgb_ctx *ctx)
 	mgb_be_close(be, &f);
 	mgb_be_unlink(be, FILE_NAME);
 	json_object_set_new(ctx->metrics, "rounds", json_integer((json_int_t)done));
+	/* how far in the future the created file's atime was (0: not), before it was set to now */
+	json_object_set_new(ctx->metrics, "created_atime_ahead_s",
+			    json_real(atime_ahead_ns > 0 ? (double)atime_ahead_ns / 1e9 : 0.0));
 	mgb_put_rate(ctx, "rounds_per_s", done, elapsed);
 	json_object_set_new(ctx->metrics, "atime_updated", json_integer((json_int_t)atime_updated));
 	json_object_set_new(ctx->metrics, "ctime_moved_by_read", json_integer((json_int_t)ctime_moved));
