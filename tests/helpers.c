@@ -72,6 +72,18 @@ void t_case(const char *name)
 	failures_mark = (unsigned)t_failures;
 }
 
+void t_case_for(const char *call, const char *label)
+{
+	/* two names: the one ending is still needed as the last case's while the next starts */
+	static char names[2][400];
+	static unsigned n;
+	char *name = names[n++ % 2];
+
+	/* the function's name, not its arguments: they are the same text every time round */
+	snprintf(name, sizeof(names[0]), "%.*s [%s]", (int)strcspn(call, "("), call, label);
+	t_case(name);
+}
+
 bool t_tier_sanitizers(void)
 {
 	const char *tier = getenv("MGB_CHECK_TIER");

@@ -79,6 +79,14 @@ void t_case_end(void);
 bool t_tier_runs_again(const char *name, const char *why);
 /* The sanitizer pass ($MGB_CHECK_TIER=sanitizers): for a test that chooses its work by tier. */
 bool t_tier_sanitizers(void);
+/* T_RUN for a call in a loop: each case named by the function and what differs, "fn [label]". */
+#define T_RUN_FOR(label, call)              \
+	do {                                \
+		t_case_for(#call, label);   \
+		call;                       \
+		t_case_end();               \
+	} while (0)
+void t_case_for(const char *call, const char *label);
 /* End the last case, print the plan, and return main's exit code (T_PASS or T_FAIL). */
 int t_result(void);
 /* Skip the whole test, saying why on one line: for a precondition t_require() cannot name. */

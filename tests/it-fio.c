@@ -197,7 +197,7 @@ int main(void)
 	t_output_free(&o);
 	doc = t_load(path);
 	for (size_t i = 0; i < 4; i++)
-		T_RUN(complete_fio_cell(doc ? t_cell(doc, "cost", fs4[i]) : NULL, fs4[i], 50000, 0));
+		T_RUN_FOR(fs4[i], complete_fio_cell(doc ? t_cell(doc, "cost", fs4[i]) : NULL, fs4[i], 50000, 0));
 	cell = doc ? t_cell(doc, "cost", "ext4") : NULL;
 	{
 		json_t *c = phase(cell, "ctime"), *s = phase(cell, "size");
