@@ -845,3 +845,15 @@ void t_cleanup(void)
 		mgb_remove_tree(t_tmpdir);
 	t_tmpdir[0] = '\0';
 }
+
+json_t *t_cost_phase(json_t *cell, const char *kind, int cycle)
+{
+	json_t *ph;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(cell, "metrics"), "phases"), i, ph)
+		if (!strcmp(json_string_value(json_object_get(ph, "kind")) ?: "", kind) &&
+		    (cycle < 0 || json_integer_value(json_object_get(ph, "cycle")) == cycle))
+			return ph;
+	return NULL;
+}

@@ -157,6 +157,8 @@ char *t_slurp(const char *path);
 json_t *t_cell(json_t *doc, const char *workload, const char *fs);
 /* The same through one backend (backend.name); NULL backend: any. */
 json_t *t_cell_backend(json_t *doc, const char *workload, const char *fs, const char *backend);
+/* A cost cell's phase of a kind ("size", "ctime"...) in cycle, or in any cycle (-1): the first. */
+json_t *t_cost_phase(json_t *cell, const char *kind, int cycle);
 /* The string at a dotted path (mgb_json_path) of j, or "" if absent or not a string. */
 const char *t_str(json_t *j, const char *path);
 /* A number at a dotted path in a cell's metrics; NAN if absent or null. */

@@ -35,36 +35,15 @@ static double counter(json_t *cell, const char *key)
 	return json_is_number(v) ? json_number_value(v) : -1;
 }
 
-/* A number in a sub-object of the first phase of a kind. */
-static json_t *phase(json_t *cell, const char *kind)
-{
-	json_t *ph;
-	size_t i;
+/* The first phase of a kind. */
+#define phase(cell, kind) t_cost_phase(cell, kind, -1)
 
-	json_array_foreach(json_object_get(json_object_get(cell, "metrics"), "phases"), i, ph)
-		if (!strcmp(json_string_value(json_object_get(ph, "kind")), kind))
-			return ph;
-	return NULL;
-}
-
+/* A number in a sub-object (or the object itself: sub NULL) of a phase; -1 if none. */
 static double num(json_t *ph, const char *sub, const char *key)
 {
 	json_t *v = sub ? json_object_get(json_object_get(ph, sub), key) : json_object_get(ph, key);
 
 	return json_is_number(v) ? json_number_value(v) : -1;
-}
-
-/* The cycle's phase of a kind. */
-static json_t *phase_in(json_t *cell, const char *kind, int cycle)
-{
-	json_t *ph;
-	size_t i;
-
-	json_array_foreach(json_object_get(json_object_get(cell, "metrics"), "phases"), i, ph)
-		if (!strcmp(json_string_value(json_object_get(ph, "kind")), kind) &&
-		    json_integer_value(json_object_get(ph, "cycle")) == cycle)
-			return ph;
-	return NULL;
 }
 
 /*
@@ -154,8 +133,8 @@ static void poll_rate_sweep(void)
 static void timed_phases(json_t *cell, const char *fs)
 {
 	json_t *m = json_object_get(cell, "metrics"), *ph, *spread = json_object_get(m, "ctime_size_ratio_spread");
-	double r0 = num(phase_in(cell, "ctime", 0), NULL, "writes_per_s") / num(phase_in(cell, "size", 0), NULL, "writes_per_s");
-	double r1 = num(phase_in(cell, "ctime", 1), NULL, "writes_per_s") / num(phase_in(cell, "size", 1), NULL, "writes_per_s");
+	double r0 = num(t_cost_phase(cell, "ctime", 0), NULL, "writes_per_s") / num(t_cost_phase(cell, "size", 0), NULL, "writes_per_s");
+	double r1 = num(t_cost_phase(cell, "ctime", 1), NULL, "writes_per_s") / num(t_cost_phase(cell, "size", 1), NULL, "writes_per_s");
 	json_t *rates = mgb_json_path(m, "idle.counters_per_s");
 	const char *first0 = NULL, *first1 = NULL;
 	size_t i;
@@ -191,7 +170,7 @@ static void timed_phases(json_t *cell, const char *fs)
 			       "phases wrote for under"),
 		"%s: the short phases are in the cell's warnings", fs);
 	/* the background by time: the corrected figure is the raw one less the idle rate x window */
-	ph = phase_in(cell, "ctime", 0);
+	ph = t_cost_phase(cell, "ctime", 0);
 	T_CHECK(json_is_object(rates) &&
 			(json_is_number(json_object_get(rates, "block_writes_per_s")) || !strcmp(fs, "tmpfs")),
 		"%s: the idle background as rates per second (tmpfs has no device)", fs);

@@ -27,16 +27,7 @@ static double num(json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : -1;
 }
 
-static json_t *phase(json_t *cell, const char *kind)
-{
-	json_t *ph;
-	size_t i;
-
-	json_array_foreach(json_object_get(json_object_get(cell, "metrics"), "phases"), i, ph)
-		if (!strcmp(json_string_value(json_object_get(ph, "kind")), kind))
-			return ph;
-	return NULL;
-}
+#define phase(cell, kind) t_cost_phase(cell, kind, -1)
 
 /* Every phase of the cell is a fio run of rounds writes with its numbers read. */
 /* rounds > 0: phases of that many writes (--phase-ms rounds); else phases of phase_ms. */
