@@ -105,9 +105,20 @@ static void check_cells(json_t *doc, const char *who, bool multigrain)
 			"%s %s: multigrain.in_effect %s", who, fs[i], multigrain ? "true" : "false");
 		if (multigrain)
 			T_CHECK(ratio == 1.0, "%s %s: distinct ratio %g, want 1.0", who, fs[i], ratio);
-		else /* at most one new stamp per tick; fewer when TCG delivers a late tick (0.46 seen) */
-			T_CHECK(per_tick > 0.2 && per_tick < 2.0 && ratio < 0.1,
-				"%s %s: distinct per tick %g (ratio %g), want about 1", who, fs[i], per_tick, ratio);
+		else { /* at most one new stamp per tick; fewer when TCG delivers a late tick (0.30 seen) */
+			T_CHECK(per_tick > 0.1 && per_tick < 2.0, "%s %s: distinct per tick %g (ratio %g), want about 1",
+				who, fs[i], per_tick, ratio);
+			/* and most rounds share a stamp, when the loop makes many rounds a tick: a TCG guest
+			 * on a busy machine made 2.8 */
+			double rounds_per_tick = ratio > 0 ? per_tick / ratio : 0;
+
+			if (rounds_per_tick < 20)
+				T_NOT_JUDGED("%s %s: distinct ratio %g: the loop made %.1f rounds a tick, not the 20 "
+					     "that would show most rounds sharing a stamp", who, fs[i], ratio, rounds_per_tick);
+			else
+				T_CHECK(ratio < 0.1, "%s %s: distinct ratio %g over %.1f rounds a tick, want under 0.1",
+					who, fs[i], ratio, rounds_per_tick);
+		}
 		fprintf(stderr, "%s %s: distinct_ratio %.4f distinct_per_tick %.3f\n", who, fs[i], ratio, per_tick);
 	}
 }
@@ -157,10 +168,15 @@ static void signal_leaves_no_qemu(int sig)
 	int status;
 	pid_t pid = t_mgbench_start(args, "/dev/null", "/dev/null");
 
-	t0 = t_now_s();
-	while (our_qemus() == 0 && t_now_s() - t0 < 120)
+	/* no fixed wait: a busy machine can take minutes to reach the boot; the test's own time
+	 * limit bounds it, and a vm that ends on its own first has failed */
+	bool ended = false;
+
+	while (our_qemus() == 0 && !(ended = waitpid(pid, &status, WNOHANG) == pid))
 		usleep(50 * 1000);
-	T_CHECK(our_qemus() > 0, "signal %d: qemu started", sig);
+	T_CHECK(!ended, "signal %d: vm ended (status %#x) before its qemu was seen", sig, status);
+	if (ended)
+		return;
 	usleep(500 * 1000);
 	kill(pid, sig);
 	waitpid(pid, &status, 0);
