@@ -35,6 +35,18 @@ static double counter(json_t *cell, const char *key)
 	return json_is_number(v) ? json_number_value(v) : -1;
 }
 
+/* A warning of the cell contains text. */
+static bool warns(json_t *cell, const char *text)
+{
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(cell, "warnings"), i, w)
+		if (strstr(json_string_value(w) ?: "", text))
+			return true;
+	return false;
+}
+
 /* The first phase of a kind. */
 #define phase(cell, kind) t_cost_phase(cell, kind, -1)
 
@@ -87,9 +99,15 @@ static void poll_rate_sweep(void)
 			json_integer_value(mgb_json_path(slow, "params.poll-rate")) == 100 &&
 			!strcmp(json_string_value(mgb_json_path(fast, "params.poll-rate")) ?: "", "max"),
 		"one cell per rate, 100 then max");
-	/* paced at 100 Hz over a window of 300 ms and a little more */
-	T_CHECK(t_metric(slow, "ctime.polls_per_s") > 50 && t_metric(slow, "ctime.polls_per_s") < 150,
-		"the paced poller: %g queries/s", t_metric(slow, "ctime.polls_per_s"));
+	/* paced at 100 Hz over a window of 300 ms and a little more: never faster; slower only where
+	 * the machine did not wake the poller in time (26/s beside the suite at load 25), and then the
+	 * cell says the rate was not reached */
+	double paced = t_metric(slow, "ctime.polls_per_s");
+
+	T_CHECK(paced > 0 && paced < 150, "the paced poller: %g queries/s, asked 100", paced);
+	T_CHECK(paced >= 75 || warns(slow, "--poll-rate 100 was not reached"),
+		"the paced poller ran at %g queries/s, and its cell %s", paced,
+		warns(slow, "--poll-rate 100 was not reached") ? "says the rate was not reached" : "does not say so");
 	/* a write follows a query at most as often as either happened: both need the CPU */
 	fast_room = fmin(json_number_value(json_object_get(phase(fast, "ctime"), "writes")),
 			 json_number_value(json_object_get(phase(fast, "ctime"), "polls")));
