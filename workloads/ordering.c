@@ -23,11 +23,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 struct ordering_params {
 	unsigned variant;   /* enum variant */
@@ -135,14 +138,17 @@ static int run_sequential(struct mgb_ctx *ctx, struct side *f1, struct side *f2,
 }
 
 /*
- * threads: `turn` counts handed-over steps.  In round k, A owns turn 2k and hands over with
- * 2k+1; B owns 2k+1 and hands back with 2k+2, after storing f2's mtime.  Release/acquire on
- * turn makes that store visible to A.  Either side sets `quit` to end the other's wait.
+ * threads: `turn` counts handed-over steps (modulo 2^32: the two sides are never more than one
+ * apart).  In round k, A owns turn 2k and hands over with 2k+1; B owns 2k+1 and hands back with
+ * 2k+2, after storing f2's mtime.  The store and load of turn are sequentially consistent, which
+ * makes that mtime visible to A and orders them against `sleepers`.  Either side sets `quit` to
+ * end the other's wait.
  */
 struct handshake {
 	struct mgb_ctx *ctx;
 	struct side *f1, *f2;
-	atomic_uint_fast64_t turn;
+	_Atomic uint32_t turn; /* also a futex word */
+	atomic_int sleepers;   /* sides waiting in futex(turn) */
 	atomic_bool quit;
 	atomic_int error; /* first -errno */
 	int64_t f2_mtime;
@@ -150,15 +156,47 @@ struct handshake {
 	int cpu[2];      /* -1: not pinned */
 };
 
-static bool wait_turn(struct handshake *h, uint64_t turn)
+/* Spins before a wait sleeps: on two free CPUs the other side hands over well within them. */
+#define SPINS_BEFORE_SLEEP 4096
+
+/*
+ * Spin for the turn, then sleep in futex(turn): on CPUs other tasks want (the suite beside two
+ * busy loops), a spinner would hold its CPU for a whole slice while the other side waits for one,
+ * and a round would cost two slices (2000 rounds on four filesystems took 397 s beside four busy loops, 27 s with the sleep).
+ */
+static bool wait_turn(struct handshake *h, uint32_t turn)
 {
-	for (unsigned spins = 1; atomic_load_explicit(&h->turn, memory_order_acquire) != turn; spins++) {
+	uint32_t now;
+
+	for (unsigned spins = 0; (now = atomic_load(&h->turn)) != turn; spins++) {
 		if (atomic_load(&h->quit))
 			return false;
-		if (spins % 1024 == 0)
-			sched_yield(); /* two noisy CPUs: let the other side run */
+		if (spins < SPINS_BEFORE_SLEEP)
+			continue;
+		atomic_fetch_add(&h->sleepers, 1);
+		/* the turn may have come after the load above: the futex sees it and returns */
+		if (atomic_load(&h->turn) == now && !atomic_load(&h->quit)) {
+			struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 }; /* a lost wake-up costs 10 ms */
+
+			syscall(SYS_futex, &h->turn, FUTEX_WAIT_PRIVATE, now, &tick, NULL, 0);
+		}
+		atomic_fetch_sub(&h->sleepers, 1);
 	}
 	return true;
+}
+
+static void hand_over(struct handshake *h, uint32_t turn)
+{
+	atomic_store(&h->turn, turn);
+	if (atomic_load(&h->sleepers))
+		syscall(SYS_futex, &h->turn, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* End the other side's wait, sleeping or not. */
+static void stop_other(struct handshake *h)
+{
+	atomic_store(&h->quit, true);
+	syscall(SYS_futex, &h->turn, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 static void fail(struct handshake *h, int r)
@@ -166,7 +204,7 @@ static void fail(struct handshake *h, int r)
 	int none = 0;
 
 	atomic_compare_exchange_strong(&h->error, &none, r);
-	atomic_store(&h->quit, true);
+	stop_other(h);
 }
 
 static void *thread_a(void *arg)
@@ -178,8 +216,8 @@ static void *thread_a(void *arg)
 	for (uint64_t k = 0; k < h->ctx->rounds && keep_going(h->ctx, k); k++) {
 		if ((r = write_step(h->f1)) < 0)
 			break;
-		atomic_store_explicit(&h->turn, 2 * k + 1, memory_order_release);
-		if (!wait_turn(h, 2 * k + 2))
+		hand_over(h, (uint32_t)(2 * k + 1));
+		if (!wait_turn(h, (uint32_t)(2 * k + 2)))
 			return NULL;
 		if ((r = write_step(h->f1)) < 0 || (r = stat_step(h->f1, &m1)) < 0)
 			break;
@@ -187,7 +225,7 @@ static void *thread_a(void *arg)
 	}
 	if (r < 0)
 		fail(h, r);
-	atomic_store(&h->quit, true);
+	stop_other(h);
 	return NULL;
 }
 
@@ -195,14 +233,14 @@ static void *thread_b(void *arg)
 {
 	struct handshake *h = arg;
 
-	for (uint64_t k = 0; wait_turn(h, 2 * k + 1); k++) {
+	for (uint64_t k = 0; wait_turn(h, (uint32_t)(2 * k + 1)); k++) {
 		int r = middle_steps(h->f2, &h->f2_mtime);
 
 		if (r < 0) {
 			fail(h, r);
 			break;
 		}
-		atomic_store_explicit(&h->turn, 2 * k + 2, memory_order_release);
+		hand_over(h, (uint32_t)(2 * k + 2));
 	}
 	return NULL;
 }
@@ -217,6 +255,7 @@ static int run_threads(struct mgb_ctx *ctx, struct side *f1, struct side *f2, st
 
 	mgb_pick_two_cpus(cpu);
 	atomic_init(&h.turn, 0);
+	atomic_init(&h.sleepers, 0);
 	atomic_init(&h.quit, false);
 	atomic_init(&h.error, 0);
 	r = mgb_thread_start_pinned(&b, cpu[1], thread_b, &h, &pinned_b);
@@ -224,7 +263,7 @@ static int run_threads(struct mgb_ctx *ctx, struct side *f1, struct side *f2, st
 		return r;
 	r = mgb_thread_start_pinned(&a, cpu[0], thread_a, &h, &pinned_a);
 	if (r < 0) {
-		atomic_store(&h.quit, true);
+		stop_other(&h);
 		pthread_join(b, NULL);
 		return r;
 	}
