@@ -672,9 +672,9 @@ double t_check_coarse_bound(json_t *doc, json_t *cell, const char *label, double
 	double ticks;
 
 	/*
-	 * The measured tick is the smallest step the probe saw: on a busy machine it can miss ticks
-	 * and see only double steps, never shorter ones.  The kernel's own coarse resolution is its
-	 * tick length, so the shorter of the two bounds the ticks honestly.
+	 * coarse_tick_ns is the kernel's coarse resolution, its tick; an older document recorded the
+	 * smallest step its probe saw, which a busy machine doubles, never shortens.  The shorter of
+	 * the two bounds the ticks honestly either way.
 	 */
 	if (res > 0 && (tick <= 0 || res < tick))
 		tick = res;
