@@ -8,6 +8,7 @@
 #include "mgbench.h"
 #include "cmdline.h"
 #include "result.h"
+#include "run_args.h"
 #include "stop.h"
 #include "target.h"
 #include "util.h"
@@ -76,19 +77,20 @@ static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, 
  * --json; and the guest has no network, so NFS there is a server on its loopback: the embedded
  * nfs-ganesha (the default) or the guest kernel's nfsd, whose programs go into the initramfs.
  */
-static int check_guest_run(int argc, char **argv, const char *vm_output, struct mgb_run_check *c)
+static int check_guest_run(int argc, char **argv, const char *vm_output, struct mgb_plan_needs *needs)
 {
-	int rc = mgb_run_args_check(argc, argv, c);
+	struct mgb_run_args ra;
+	int rc = mgb_run_args_check(argc, argv, &ra);
 
-	if (rc)
-		return rc;
-	if (c->output && vm_output)
-		return mgb_usage_error("vm", "two outputs (vm -o %s and the run's -o): give one", vm_output);
-	if (c->json)
-		return mgb_usage_error("vm", "run --json does not go under vm: the host writes the document (vm -o FILE)");
-	if (c->nfs_url)
-		return mgb_usage_error("vm", "--nfs-url does not go under vm: the guest has no network");
-	return 0;
+	mgb_plan_needs(&ra.plan, needs);
+	if (rc == 0 && ra.output && vm_output)
+		rc = mgb_usage_error("vm", "two outputs (vm -o %s and the run's -o): give one", vm_output);
+	else if (rc == 0 && ra.json)
+		rc = mgb_usage_error("vm", "run --json does not go under vm: the host writes the document (vm -o FILE)");
+	else if (rc == 0 && needs->nfs_url)
+		rc = mgb_usage_error("vm", "--nfs-url does not go under vm: the guest has no network");
+	mgb_run_args_free(&ra);
+	return rc;
 }
 
 static char *default_output(void)
@@ -164,12 +166,12 @@ int cmd_vm(int argc, char **argv)
 		return mgb_usage_error("vm", "the guest runs run, info or list, not '%s'", argv[optind]);
 	if (!strcmp(argv[optind], "run")) {
 		int first = optind;
-		struct mgb_run_check want;
+		struct mgb_plan_needs want;
 
 		if ((c = check_guest_run(argc - first, argv + first, output, &want)))
 			return c < 0 ? MGB_EXIT_OK : c;
 		knfsd = want.knfsd;
-		ganesha = want.ganesha;
+		ganesha = want.ganesha && !want.nfs_url;
 		kernel_client = want.kernel_client;
 		optind = first;
 	}

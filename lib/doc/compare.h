@@ -56,6 +56,14 @@ enum mgb_gate {
 int mgb_compare_gate(json_t *cmp, const char *const *names, unsigned n, FILE *msgs, char *err);
 /* The first of names that matches no compared column, or NULL. */
 const char *mgb_compare_unknown_metric(json_t *cmp, const char *const *names, unsigned n);
+/*
+ * Whether a metric name (as the gate and --metrics match one) is a column of one of the n
+ * workloads: checked before anything runs (ab's --fail-on-regression, kernel bisect's --metric).
+ * cols, when not NULL, gets the columns' headers for the message (cut to len).
+ */
+struct mgb_workload;
+bool mgb_compare_column_known(const struct mgb_workload *const *w, unsigned n, const char *name, char *cols,
+			      size_t len);
 /* Whether any matched cell is of a workload this mgbench knows (has columns to judge). */
 bool mgb_compare_any_known(json_t *cmp);
 
