@@ -118,6 +118,10 @@ int mgb_remove_contents(int dirfd);
 /* rmdir name in dirfd only if it is still the directory want describes (dev and inode). */
 int mgb_rmdir_if_same(int dirfd, const char *name, const struct stat *want);
 
+/* A new directory (0700) in dirfd named prefix and 8 random hex digits, its name in name: 0, or
+ * -1 with errno (EEXIST: no free name after 100 tries).  A name nobody can guess or squat on. */
+int mgb_mkdir_random_at(int dirfd, const char *prefix, char *name, size_t len);
+
 /* mkdir -p; 0 or -1 with err set. */
 int mgb_mkdirs(const char *path, char *err);
 /* The persistent cache (kept by `make distclean`, shared by runs): $MGBENCH_CACHE, else

@@ -349,20 +349,15 @@ int mgb_target_dir(const char *dir, struct mgb_target *t, char *err)
 	t->parentfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->parentfd < 0)
 		return mgb_err(err, "--dir %s: %s", dir, errno == ENOTDIR ? "not a directory" : strerror(errno));
-	for (unsigned tries = 0; !t->name && tries < 100; tries++) {
+	{
 		char name[32];
-		uint32_t r = 0;
 
-		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-			r ^= (uint32_t)mgb_clock_ns(CLOCK_MONOTONIC) + tries;
-		snprintf(name, sizeof(name), "mgbench.%08x", r);
-		if (!mkdirat(t->parentfd, name, 0700))
-			t->name = strdup(name);
-		else if (errno != EEXIST)
-			return mgb_err(err, "--dir %s: cannot create a subdirectory: %s", dir, strerror(errno));
+		if (mgb_mkdir_random_at(t->parentfd, "mgbench.", name, sizeof(name)))
+			return mgb_err(err, "--dir %s: cannot create a subdirectory: %s", dir,
+				       errno == EEXIST ? "no free name" : strerror(errno));
+		if (!(t->name = strdup(name)))
+			return mgb_err(err, "out of memory");
 	}
-	if (!t->name)
-		return mgb_err(err, "--dir %s: cannot create a subdirectory: no free name", dir);
 	t->dirfd = openat(t->parentfd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	/* ours: made by us a moment ago, unless someone swapped it in between */
 	if (t->dirfd < 0 || fstat(t->dirfd, &st) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0700) {
