@@ -216,6 +216,23 @@ static unsigned kbuild_count(const char *suffix)
 	return n;
 }
 
+/* Entries in the private cache's kbuild/ whose names start with prefix. */
+static unsigned kbuild_count_prefix(const char *prefix)
+{
+	char p[700];
+	DIR *d;
+	struct dirent *e;
+	unsigned n = 0;
+
+	snprintf(p, sizeof(p), "%s/kbuild", cache);
+	if (!(d = opendir(p)))
+		return 0;
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
 /* D6: SIGINT/SIGTERM while make runs stop it at once, leave no work tree and no failure log. */
 static void signal_during_make(int sig)
 {
@@ -858,6 +875,29 @@ static void config_fragments(const char *tree)
 	refused("D29 # CONFIG_TYPO is not set", a3, "CONFIG_TYPO");
 }
 
+/* --config-only compiles nothing: it finishes while another build holds the shared work tree's
+ * lock, in a work directory of its own that it removes. */
+static void config_only_does_not_wait(const char *tree)
+{
+	char lock[800], *out;
+	int fd, rc;
+
+	snprintf(lock, sizeof(lock), "%s/kbuild/build.lock", cache);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	T_CHECK(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0, "the test holds %s", lock);
+	const char *args[] = { "kernel", "build", "-q", "--source", tree, "--config-only", NULL };
+	rc = run(args, 60, &out);
+	T_CHECK(rc == 0 && strstr(out, "CONFIG_"), "--config-only finishes while build.lock is held: exit %d: %.300s",
+		rc, out);
+	free(out);
+	T_CHECK(kbuild_count_prefix("config-only.") == 0, "--config-only left no work directory (%u)",
+		kbuild_count_prefix("config-only."));
+	if (fd >= 0) {
+		unlink(lock);
+		close(fd);
+	}
+}
+
 /* D21: an EXTRAVERSION with ../ stays inside the cache. */
 static void version_traversal(void)
 {
@@ -1129,6 +1169,7 @@ int main(void)
 	T_RUN(config_failure_keeps_log());
 	T_RUN(bad_inputs(tree));
 	T_RUN(config_fragments(tree));
+	T_RUN(config_only_does_not_wait(tree));
 	T_RUN(config_debian_refused(tree));
 	T_RUN(bisect_git_refused());
 	T_RUN(bisect_checks_first(tree));
