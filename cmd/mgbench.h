@@ -5,7 +5,8 @@
  *   2. declare it below and add a row to the table in cmd/mgbench.c (STOPPABLE: see there),
  *   3. add the file to cmd/Makemodule.am,
  *   4. write man/mgbench-<verb>.1 and a test in tests/.
- * Exit codes: 0 success, 1 failure, 2 usage error, 77 skipped (DESIGN.md).
+ * Exit codes (lib/base/cmdline.h): 0 success, 1 failure, 2 usage error, 77 skipped (automake's
+ * skip, which the tests share), 128 + N stopped by signal N.
  */
 #ifndef MGB_CMD_H
 #define MGB_CMD_H

@@ -192,7 +192,7 @@ static bool backend_chosen(const struct mgb_run_args *ro, const struct mgb_backe
 
 /*
  * Backend options given, and none of the backends that take them chosen: name the option and
- * every backend that takes it (--nfs-server is four backends', not nfs3's alone: L4).
+ * every backend that takes it (--nfs-server is four backends', not nfs3's alone).
  */
 static int check_backend_options(const struct mgb_run_args *ro, const bool *given)
 {
@@ -272,7 +272,7 @@ static int sweep_workload(struct mgb_run_args *ro, unsigned i, const struct mgb_
 		if (rc == 0 && mgb_param_set(o, ro->plan.params[at], v, err) < 0)
 			rc = mgb_usage_error("run", "%s", err);
 		/* "10,max,10" or "4096,4k": one value twice makes two cells the document reader
-		 * refuses as one repeated, after the run's time is spent (M3) */
+		 * refuses as one repeated, after the run's time is spent */
 		for (unsigned k = i; rc == 0 && k < at; k++)
 			if (same_option_value(o, ro->plan.params[k], ro->plan.params[at]))
 				rc = mgb_usage_error("run", "--%s '%s': the value '%s' is given twice (use --repeat N "
