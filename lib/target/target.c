@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,18 +23,22 @@ static const char *const mkfs_ext2[] = { "mkfs.ext2", "-F", "-q", "-I", "256", N
 
 /* Sizes: mkfs.xfs refuses images under about 300 MB, mkfs.btrfs needs 109 MiB. */
 const struct mgb_fs_type mgb_fs_types[] = {
-	{ "ext4", true, 256, mkfs_ext4, NULL, true, NULL },
-	{ "xfs", true, 512, mkfs_xfs, NULL, true, NULL },
-	{ "btrfs", true, 256, mkfs_btrfs, NULL, true, NULL },
-	{ "tmpfs", false, 0, NULL, "size=256m", true, NULL },
-	{ "ramfs", false, 0, NULL, NULL, false, NULL },
+	{ .name = "ext4", .loop = true, .image_mib = 256, .mkfs = mkfs_ext4, .multigrain_expected = true },
+	{ .name = "xfs", .loop = true, .image_mib = 512, .mkfs = mkfs_xfs, .multigrain_expected = true },
+	{ .name = "btrfs", .loop = true, .image_mib = 256, .mkfs = mkfs_btrfs, .multigrain_expected = true },
+	{ .name = "tmpfs", .mount_options = "size=256m", .multigrain_expected = true },
+	{ .name = "ramfs" },
 	/* Not multigrain, like ramfs, but with file handles: the control an NFS server can export. */
-	{ "ext2", true, 256, mkfs_ext2, NULL, false, NULL },
+	{ .name = "ext2", .loop = true, .image_mib = 256, .mkfs = mkfs_ext2 },
 	/* overlayfs over each multigrain filesystem: stamps are the upper layer's (seeds' patch 2/6) */
-	{ "overlay-ext4", true, 256, mkfs_ext4, NULL, true, "ext4" },
-	{ "overlay-xfs", true, 512, mkfs_xfs, NULL, true, "xfs" },
-	{ "overlay-btrfs", true, 256, mkfs_btrfs, NULL, true, "btrfs" },
-	{ "overlay-tmpfs", false, 0, NULL, "size=256m", true, "tmpfs" },
+	{ .name = "overlay-ext4", .loop = true, .image_mib = 256, .mkfs = mkfs_ext4, .multigrain_expected = true,
+	  .overlay_on = "ext4" },
+	{ .name = "overlay-xfs", .loop = true, .image_mib = 512, .mkfs = mkfs_xfs, .multigrain_expected = true,
+	  .overlay_on = "xfs" },
+	{ .name = "overlay-btrfs", .loop = true, .image_mib = 256, .mkfs = mkfs_btrfs, .multigrain_expected = true,
+	  .overlay_on = "btrfs" },
+	{ .name = "overlay-tmpfs", .mount_options = "size=256m", .multigrain_expected = true,
+	  .overlay_on = "tmpfs" },
 };
 const unsigned mgb_fs_type_count = MGB_ARRAY_SIZE(mgb_fs_types);
 
