@@ -99,11 +99,8 @@ static int check_gated(const char *workloads, const char *const *fail, unsigned 
 static char *default_dir(void)
 {
 	char name[64];
-	time_t t = time(NULL);
-	struct tm tm;
 
-	gmtime_r(&t, &tm);
-	strftime(name, sizeof(name), "mgbench-ab-%Y%m%d-%H%M%S", &tm);
+	mgb_time_name(name, sizeof(name), "mgbench-ab", true);
 	return strdup(name);
 }
 

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DOCS 64  /* documents in all */
 #define MAX_SIDES 16 /* A, B, ... */
 
 /* What "--" between documents becomes while getopt runs: a word it leaves in place, in order
@@ -103,8 +102,8 @@ static int assign_sides(char **args, int n, unsigned *side_of, unsigned *ndocs, 
 			in_side = 0;
 			continue;
 		}
-		if (k == MAX_DOCS)
-			return mgb_usage_error("compare", "at most %d documents", MAX_DOCS);
+		if (k == MGB_DOCS_MAX)
+			return mgb_usage_error("compare", "at most %d documents", MGB_DOCS_MAX);
 		side_of[k++] = side;
 		in_side++;
 	}
@@ -129,8 +128,8 @@ static int make_sides(json_t **docs, const char **paths, unsigned ndocs, const u
 	char err[MGB_ERR_LEN];
 
 	for (unsigned s = 0; s < nsides; s++) {
-		json_t *mine[MAX_DOCS];
-		const char *my_paths[MAX_DOCS];
+		json_t *mine[MGB_DOCS_MAX];
+		const char *my_paths[MGB_DOCS_MAX];
 		unsigned n = 0;
 		size_t len = 0;
 		FILE *f = open_memstream(&names[s], &len);
@@ -156,9 +155,9 @@ static int make_sides(json_t **docs, const char **paths, unsigned ndocs, const u
 int cmd_compare(int argc, char **argv)
 {
 	struct mgb_compare_opts o = { .alpha = 0.05 };
-	const char *format = "text", *metrics[MAX_METRICS], *fail[MAX_METRICS], *paths[MAX_DOCS];
-	unsigned nfail = 0, ndocs = 0, nsides = 0, side_of[MAX_DOCS];
-	json_t *docs[MAX_DOCS], *cmp, *sides[MAX_SIDES] = { 0 };
+	const char *format = "text", *metrics[MAX_METRICS], *fail[MAX_METRICS], *paths[MGB_DOCS_MAX];
+	unsigned nfail = 0, ndocs = 0, nsides = 0, side_of[MGB_DOCS_MAX];
+	json_t *docs[MGB_DOCS_MAX], *cmp, *sides[MAX_SIDES] = { 0 };
 	char *side_paths[MAX_SIDES] = { 0 };
 	const char *unknown;
 	char *end;
@@ -199,7 +198,7 @@ int cmd_compare(int argc, char **argv)
 	for (int i = optind, k = 0; i < argc; i++)
 		if (argv[i] != side_sep)
 			paths[k++] = argv[i];
-	if ((rc = mgb_docs_load("compare", (char *const *)paths, ndocs, MAX_DOCS, docs)))
+	if ((rc = mgb_docs_load("compare", (char *const *)paths, ndocs, MGB_DOCS_MAX, docs)))
 		return rc;
 	if (o.across_fs && (rc = check_across_fs(docs, paths, ndocs)))
 		goto out;

@@ -10,10 +10,8 @@
 #include "mgbench.h"
 #include "cmdline.h"
 #include "compare.h"
-#include "docs.h"
 #include "kbuild.h"
 #include "run_args.h"
-#include "proc.h"
 #include "stop.h"
 #include "util.h"
 #include "vm.h"
@@ -21,15 +19,11 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 enum { OPT_SOURCE = 256, OPT_PATCHES, OPT_CONFIG, OPT_FUZZ, OPT_METRIC, OPT_GOOD, OPT_BAD, OPT_CPUS, OPT_MEM, OPT_TIMEOUT };
@@ -152,11 +146,7 @@ static void report(struct mgb_bisect *b, const char *const *fs, unsigned nfs, co
 static int make_outdir(struct mgb_bisect *b, char *buf, size_t len, char *err)
 {
 	if (!b->outdir) {
-		time_t now = time(NULL);
-		struct tm tm;
-
-		localtime_r(&now, &tm);
-		strftime(buf, len, "mgbench-bisect-%Y%m%d-%H%M%S", &tm);
+		mgb_time_name(buf, len, "mgbench-bisect", false);
 		b->outdir = buf;
 	}
 	if (mkdir(b->outdir, 0755))
@@ -236,7 +226,7 @@ static int parse(struct mgb_bisect *b, int argc, char **argv, int *n_patches)
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	/* with --patches, --good counts patches: a revision (or a negative count) is refused as
-	 * such, not as if --bad had been given (L4) */
+	 * such, not as if --bad had been given */
 	if (*n_patches && b->good_rev)
 		return mgb_usage_error("kernel bisect", "--good '%.60s': with --patches, --good is how many of the "
 				       "series' first patches are known good (0 or more); a commit is for a git "

@@ -7,7 +7,6 @@
 #include "cmdline.h"
 #include "docs.h"
 #include "plot.h"
-#include "proc.h"
 #include "result.h"
 #include "util.h"
 #include "workload.h"
@@ -17,11 +16,10 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+/* a text plot of several documents names them by the letters A to P */
 #define MAX_DOCS 16
 
 enum { OPT_WORKLOAD = 256, OPT_KIND, OPT_LOG, OPT_SCRIPT };

@@ -10,8 +10,6 @@
 
 #include <getopt.h>
 
-#define MAX_DOCS 256
-
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: mgbench report FILE.json [MORE.json ...]\n"
@@ -27,7 +25,7 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct mgb_cmd_option options[] = { { 0 } };
 	static const struct mgb_cmdline cmdline = { .verb = "report", .opts = options };
-	json_t *docs[MAX_DOCS];
+	json_t *docs[MGB_DOCS_MAX];
 	unsigned ndocs = 0;
 	int c, rc = MGB_EXIT_OK;
 
@@ -39,7 +37,7 @@ int cmd_report(int argc, char **argv)
 		}
 		return MGB_EXIT_USAGE;
 	}
-	if ((rc = mgb_docs_load("report", argv + optind, (unsigned)(argc - optind), MAX_DOCS, docs)))
+	if ((rc = mgb_docs_load("report", argv + optind, (unsigned)(argc - optind), MGB_DOCS_MAX, docs)))
 		return rc;
 	ndocs = (unsigned)(argc - optind);
 	if (!mgb_report_any_known(docs, ndocs)) {

@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 static bool is_directory(const char *path, char *err)
@@ -52,15 +51,11 @@ static bool one_workload(const struct mgb_run_args *ro)
 
 static char *default_output_name(const struct mgb_run_args *ro)
 {
-	char when[32], *stem, *name;
-	time_t now = time(NULL);
+	char prefix[64], stem[96];
 
-	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", localtime(&now));
-	if (asprintf(&stem, "mgbench-%s-%s", one_workload(ro) ? ro->plan.workloads[0]->name : "suite", when) < 0)
-		return NULL;
-	name = mgb_output_unused_name(stem);
-	free(stem);
-	return name;
+	snprintf(prefix, sizeof(prefix), "mgbench-%s", one_workload(ro) ? ro->plan.workloads[0]->name : "suite");
+	mgb_time_name(stem, sizeof(stem), prefix, false);
+	return mgb_output_unused_name(stem);
 }
 
 int cmd_run(int argc, char **argv)
@@ -114,7 +109,8 @@ int cmd_run(int argc, char **argv)
 		goto out_params;
 	}
 	out.no_replace = !ro.output; /* -o FILE replaces FILE; a name we chose replaces nothing */
-	/* With --dir, only the embedded NFS server needs root: say that, not "use --dir" (D17) */
+	/* With --dir, only the embedded NFS server needs root: say that, not "use --dir" (which
+	 * was given already) */
 	if (geteuid() != 0 && ro.plan.dir && needs.nfs && !needs.nfs_url) {
 		fprintf(stderr, "mgbench run: the embedded NFS server needs root "
 				"(or give --nfs-url for a server of your own)\n");

@@ -15,14 +15,12 @@
 #include "vm.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { OPT_KERNEL = 256, OPT_MODULES, OPT_ACCEL, OPT_CPUS, OPT_MEM, OPT_TIMEOUT, OPT_INIT_TIMEOUT, OPT_TEST_INIT_EXIT,
        OPT_TEST_KNFSD_STOP, OPT_TEST_STALE_BREAKPOINT };
@@ -96,11 +94,8 @@ static int check_guest_run(int argc, char **argv, const char *vm_output, struct 
 static char *default_output(void)
 {
 	char name[64];
-	time_t t = time(NULL);
-	struct tm tm;
 
-	gmtime_r(&t, &tm);
-	strftime(name, sizeof(name), "mgbench-vm-%Y%m%d-%H%M%S", &tm);
+	mgb_time_name(name, sizeof(name), "mgbench-vm", true);
 	return mgb_output_unused_name(name);
 }
 
