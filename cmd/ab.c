@@ -55,22 +55,8 @@ static void usage(FILE *f)
 	mgb_cmd_options_print(f, options);
 }
 
-static int split_list(char *text, const char **items, unsigned max, unsigned *n)
-{
-	char *save = NULL;
-
-	*n = 0;
-	for (char *t = strtok_r(text, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (*n == max)
-			return mgb_usage_error("ab", "--fail-on-regression: at most %u metrics", max);
-		items[(*n)++] = t;
-	}
-	return *n ? 0 : mgb_usage_error("ab", "--fail-on-regression wants a metric");
-}
-
-/* A gated metric is named before any boot: a typo found after an hour of boots is an hour lost. */
-/* The workloads of the guest's run ("all" or a comma list), so that a typo in a gated metric is
- * a usage error before a build or a boot. */
+/* A gated metric is named before any boot: a typo found after an hour of boots is an hour lost.
+ * workloads is the guest's run's ("all" or a comma list). */
 static int check_gated(const char *workloads, const char *const *fail, unsigned nfail)
 {
 	const struct mgb_workload *named[MGB_PLAN_MAX];
@@ -141,7 +127,8 @@ int cmd_ab(int argc, char **argv)
 		case OPT_FAIL:
 			/* a copy: the command line as given goes into README.md */
 			free(fail_copy);
-			if (!(fail_copy = strdup(optarg)) || split_list(fail_copy, fail, MAX_FAIL, &ab.nfail)) {
+			if (!(fail_copy = strdup(optarg)) ||
+			    mgb_split_names("ab", "--fail-on-regression", fail_copy, fail, MAX_FAIL, &ab.nfail)) {
 				free(fail_copy);
 				return MGB_EXIT_USAGE;
 			}

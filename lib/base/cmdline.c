@@ -164,3 +164,16 @@ int mgb_usage_error(const char *verb, const char *fmt, ...)
 	fputc('\n', stderr);
 	return MGB_EXIT_USAGE;
 }
+
+int mgb_split_names(const char *verb, const char *opt, char *text, const char **items, unsigned max, unsigned *n)
+{
+	char *save = NULL;
+
+	*n = 0;
+	for (char *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == max)
+			return mgb_usage_error(verb, "%s: at most %u names", opt, max);
+		items[(*n)++] = tok;
+	}
+	return *n ? 0 : mgb_usage_error(verb, "%s: an empty list", opt);
+}

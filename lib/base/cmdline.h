@@ -55,6 +55,10 @@ int mgb_cmd_no_operands(const struct mgb_cmdline *cl, int argc, char **argv);
 int mgb_parse_list(const char *verb, const char *what, char *text, const void **items, unsigned max,
 		   unsigned *n, const void *(*find)(const char *));
 
+/* Split a comma list of names (metrics) into at most max items, in place; none or too many is a
+ * usage error of verb naming opt. */
+int mgb_split_names(const char *verb, const char *opt, char *text, const char **items, unsigned max, unsigned *n);
+
 /* Print "mgbench <verb>: <message>" to stderr and return MGB_EXIT_USAGE. */
 int mgb_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -31,6 +31,12 @@ json_t *mgb_compare(json_t *const *docs, const char *const *paths, unsigned ndoc
  * run; NULL with err when they come from different machines or kernels. */
 json_t *mgb_compare_merge_runs(json_t *const *docs, const char *const *paths, unsigned n, char *err);
 
+/* Each side s as one document (its runs merged as above; one run is that document) in sides[s],
+ * named by the paths of its runs in names[s] (malloc'd): side_of[d] is document d's side.  -1
+ * with err when a side's runs cannot be merged (sides and names made so far stay to free). */
+int mgb_compare_sides(json_t *const *docs, const char *const *paths, unsigned ndocs, const unsigned *side_of,
+		      unsigned nsides, json_t **sides, char **names, char *err);
+
 /* How many filesystems a document's cells are on; *one is one of them. */
 unsigned mgb_compare_fs_count(json_t *doc, const char **one);
 
