@@ -690,36 +690,61 @@ out:
  * nothing and shares nothing.  The directory is held locked while it lives, so that a SIGKILLed
  * one is collected (collect_stale), and removed through the kbuild/ descriptor at the end.
  */
+/*
+ * A new config-only.XXXXXXXX in kbuild/, held locked: its descriptor, or -1 with err.  Between
+ * the mkdir and the lock another build's collect_stale may take it for a dead one and remove it:
+ * then the name no longer means the directory held, and another is made.
+ */
+static int hold_private_dir(int kfd, char *name, size_t len, char *err)
+{
+	for (int tries = 0; tries < 10; tries++) {
+		struct stat held, named;
+		int dfd;
+
+		if (mgb_mkdir_random_at(kfd, CONFIG_ONLY_PREFIX, name, len))
+			return mgb_err(err, "cannot make a work directory in kbuild/: %s", strerror(errno));
+		dfd = openat(kfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0 || flock(dfd, LOCK_EX)) {
+			mgb_err(err, "cannot hold kbuild/%s: %s", name, strerror(errno));
+			if (dfd >= 0)
+				close(dfd);
+			mgb_remove_tree_at(kfd, name);
+			return -1;
+		}
+		if (!fstat(dfd, &held) && !fstatat(kfd, name, &named, AT_SYMLINK_NOFOLLOW) &&
+		    held.st_ino == named.st_ino && held.st_dev == named.st_dev)
+			return dfd;
+		close(dfd);
+	}
+	return mgb_err(err, "cannot keep a work directory in kbuild/: each one was collected as it was made");
+}
+
 static int config_only(struct job *j, const char *kbuild, char *err)
 {
 	char name[64], *work = NULL;
-	int kfd, dfd = -1, rc = -1;
+	int kfd, dfd, rc = -1;
 	struct build_files f = { .logfd = -1 };
 
 	if ((kfd = open(kbuild, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return mgb_err(err, "cannot open %s: %s", kbuild, strerror(errno));
-	if (mgb_mkdir_random_at(kfd, CONFIG_ONLY_PREFIX, name, sizeof(name))) {
-		mgb_err(err, "cannot make a work directory in %s: %s", kbuild, strerror(errno));
-		goto out;
+	if ((dfd = hold_private_dir(kfd, name, sizeof(name), err)) < 0) {
+		close(kfd);
+		return -1;
 	}
-	if ((dfd = openat(kfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 || flock(dfd, LOCK_EX) ||
-	    asprintf(&work, "%s/%s", kbuild, name) < 0) {
-		mgb_err(err, "cannot hold %s/%s: %s", kbuild, name, strerror(errno));
-		work = NULL;
-		goto remove;
+	if (asprintf(&work, "%s/%s", kbuild, name) < 0) {
+		mgb_err(err, "out of memory");
+		goto out;
 	}
 	free(j->work); /* the shared work tree's name: not this build's */
 	j->work = work;
 	if (open_log(j, &f, err) || prepare_tree(j, &f, err) || configure(j, &f, err) ||
 	    !(j->b->config_text = mgb_read_text(f.config, err)))
-		goto remove;
+		goto out;
 	rc = 0;
-remove:
+out:
 	close_log(&f);
 	mgb_remove_tree_at(kfd, name);
-out:
-	if (dfd >= 0)
-		close(dfd);
+	close(dfd);
 	close(kfd);
 	return rc;
 }
