@@ -130,16 +130,16 @@ static void report(struct mgb_bisect *b, const char *const *fs, unsigned nfs, co
 			printf("%s: no prefix up to the whole series changes %s\n", r->fs, b->metric);
 		else if (r->at_first.p < 1e-300) /* below a double's range: compare prints it so too */
 			printf("%s: first changed by %s %zu of %zu, %s (%s %s, p<1e-300)\n", r->fs,
-			       b->use_git ? "commit" : "patch", r->first, b->n, mgb_bisect_label(b, r->first), r->at_first.verdict,
-			       b->metric);
+			       b->use_git ? "commit" : "patch", r->first, b->n, mgb_bisect_label(b, r->first),
+			       r->at_first.verdict, b->metric);
 		else if (isnan(r->at_first.p)) /* decided by the gap of 0.5, with no p */
 			printf("%s: first changed by %s %zu of %zu, %s (%s %s, by the gap)\n", r->fs,
-			       b->use_git ? "commit" : "patch", r->first, b->n, mgb_bisect_label(b, r->first), r->at_first.verdict,
-			       b->metric);
+			       b->use_git ? "commit" : "patch", r->first, b->n, mgb_bisect_label(b, r->first),
+			       r->at_first.verdict, b->metric);
 		else
 			printf("%s: first changed by %s %zu of %zu, %s (%s %s, p=%.2g)\n", r->fs,
-			       b->use_git ? "commit" : "patch", r->first, b->n, mgb_bisect_label(b, r->first), r->at_first.verdict,
-			       b->metric, r->at_first.p);
+			       b->use_git ? "commit" : "patch", r->first, b->n, mgb_bisect_label(b, r->first),
+			       r->at_first.verdict, b->metric, r->at_first.p);
 	}
 }
 

@@ -84,7 +84,8 @@ static int check_guest_run(int argc, char **argv, const char *vm_output, struct 
 	if (rc == 0 && ra.output && vm_output)
 		rc = mgb_usage_error("vm", "two outputs (vm -o %s and the run's -o): give one", vm_output);
 	else if (rc == 0 && ra.json)
-		rc = mgb_usage_error("vm", "run --json does not go under vm: the host writes the document (vm -o FILE)");
+		rc = mgb_usage_error("vm",
+				     "run --json does not go under vm: the host writes the document (vm -o FILE)");
 	else if (rc == 0 && needs->nfs_url)
 		rc = mgb_usage_error("vm", "--nfs-url does not go under vm: the guest has no network");
 	mgb_run_args_free(&ra);
@@ -215,7 +216,8 @@ static int guest_outcome(const struct vm_opts *o, const struct mgb_vm_boot *b, c
 		return MGB_EXIT_OK;
 	if (mgb_stop_requested() && b->document)
 		/* the stop was passed on to the guest's run, which kept what it had finished */
-		fprintf(stderr, "mgbench vm: interrupted; the guest's %s stopped and sent back its document\n", command);
+		fprintf(stderr, "mgbench vm: interrupted; the guest's %s stopped and sent back its document\n",
+			command);
 	else
 		fprintf(stderr, "mgbench vm: the guest's mgbench %s failed (exit %d)%s\n", command, b->guest_status,
 			o->quiet ? "" : "; its errors are above");

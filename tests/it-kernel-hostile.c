@@ -878,8 +878,8 @@ static void config_only_does_not_wait(const char *tree)
 		rc, out);
 	free(out);
 	snprintf(pattern, sizeof(pattern), "%s/kbuild/config-only.*", cache);
-	T_CHECK(glob(pattern, 0, NULL, &g) == GLOB_NOMATCH, "--config-only left no work directory, and the dead one's went (%zu left)",
-		g.gl_pathc);
+	T_CHECK(glob(pattern, 0, NULL, &g) == GLOB_NOMATCH,
+		"--config-only left no work directory, and the dead one's went (%zu left)", g.gl_pathc);
 	globfree(&g);
 	if (fd >= 0) {
 		unlink(lock);

@@ -112,7 +112,8 @@ static void mg_line_add(struct mg_line *l, json_t *cell)
 {
 	json_t *in_effect = json_object_get(json_object_get(cell, "multigrain"), "in_effect");
 	char fsname[64];
-	const char *fs = mgb_printable_into(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs")) ?: "?");
+	const char *fs =
+		mgb_printable_into(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs")) ?: "?");
 	char *list = json_is_true(in_effect) ? l->yes : json_is_false(in_effect) ? l->no : l->unknown;
 	size_t n = strlen(list);
 
@@ -151,7 +152,8 @@ static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *ro
 	json_array_foreach(rows, i, row) {
 		char label[64];
 
-		fprintf(out, "  %-10.10s", mgb_printable_into(label, sizeof(label), json_string_value(json_object_get(row, "label"))));
+		fprintf(out, "  %-10.10s",
+			mgb_printable_into(label, sizeof(label), json_string_value(json_object_get(row, "label"))));
 		for (const struct mgb_column *c = w->columns; c->header; c++)
 			print_value(out, mgb_json_path(json_object_get(row, "metrics"), c->path), c->format);
 		fputc('\n', out);
@@ -177,8 +179,12 @@ static void print_server(FILE *out, json_t *server, json_t *bm)
 		return; /* --nfs-url: the URL is among the options */
 	fputs(", ", out);
 	mgb_format_ns(when, sizeof(when), (double)json_integer_value(start));
-	fprintf(out, "%s %s up in %s", mgb_printable_into(software, sizeof(software), json_string_value(json_object_get(server, "software")) ?: "?"),
-		mgb_printable_into(version, sizeof(version), json_string_value(json_object_get(server, "version")) ?: "?"), when);
+	fprintf(out, "%s %s up in %s",
+		mgb_printable_into(software, sizeof(software),
+				   json_string_value(json_object_get(server, "software")) ?: "?"),
+		mgb_printable_into(version, sizeof(version),
+				   json_string_value(json_object_get(server, "version")) ?: "?"),
+		when);
 }
 
 /*
@@ -234,7 +240,8 @@ static void print_backend_line(FILE *out, json_t *cell)
 			(long long)json_integer_value(json_object_get(bm, "requests")));
 	else if (bm && !json_object_get(cell, "server"))
 		fprintf(out, ": punts not counted (%s)",
-			mgb_printable_into(val, sizeof(val), json_string_value(json_object_get(bm, "punted_reason")) ?: "no tracepoint"));
+			mgb_printable_into(val, sizeof(val),
+					   json_string_value(json_object_get(bm, "punted_reason")) ?: "no tracepoint"));
 	print_server(out, json_object_get(cell, "server"), bm);
 	fputc('\n', out);
 }
@@ -280,17 +287,22 @@ void mgb_report_print(FILE *out, json_t *doc)
 			free(key);
 		}
 		mg_line_add(&mg, cell);
-		fprintf(out, "%-*.*s%-6.6s", fsw, fsw, mgb_printable_into(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs"))),
+		fprintf(out, "%-*.*s%-6.6s", fsw, fsw,
+			mgb_printable_into(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs"))),
 			mgb_printable_into(via, sizeof(via), mgb_cell_backend(cell)));
 		if (!json_is_object(metrics)) {
-			fprintf(out, " %s:\n", mgb_printable_into(status, sizeof(status), json_string_value(json_object_get(cell, "status"))));
+			fprintf(out, " %s:\n",
+				mgb_printable_into(status, sizeof(status),
+						   json_string_value(json_object_get(cell, "status"))));
 			mgb_print_wrapped(out, json_string_value(json_object_get(cell, "error")) ?: "", 4);
 			continue;
 		}
 		for (const struct mgb_column *c = w->columns; c->header; c++)
 			print_value(out, mgb_metric_path(w, metrics, c->path), c->format);
 		if (strcmp(json_string_value(json_object_get(cell, "status")) ?: "", "ok"))
-			fprintf(out, " (%s)", mgb_printable_into(status, sizeof(status), json_string_value(json_object_get(cell, "status"))));
+			fprintf(out, " (%s)",
+				mgb_printable_into(status, sizeof(status),
+						   json_string_value(json_object_get(cell, "status"))));
 		fputc('\n', out);
 		print_backend_line(out, cell);
 		print_extra_rows(out, w, json_object_get(cell, MGB_REPORT_ROWS));

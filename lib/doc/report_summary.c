@@ -137,8 +137,8 @@ static json_t *summarise(json_t *const *docs, unsigned ndocs)
 			free(failed);
 		}
 		json_object_set_new(row, MGB_REPORT_ROWS,
-				    MGB_JSON_PACK("[{s:s, s:o}, {s:s, s:o}]", "label", label, "metrics", lo, "label", "max",
-						  "metrics", hi));
+				    MGB_JSON_PACK("[{s:s, s:o}, {s:s, s:o}]", "label", label, "metrics", lo, "label",
+						  "max", "metrics", hi));
 		json_array_append_new(cells, row);
 	}
 	json_decref(groups);
@@ -179,7 +179,8 @@ static void note_failures(FILE *out, json_t *summary)
 		if (!json_object_get(cell, "failed"))
 			continue;
 		snprintf(text, sizeof(text), "note: %s on %s: %s", json_string_value(json_object_get(cell, "workload")),
-			 json_string_value(json_object_get(cell, "fs")), json_string_value(json_object_get(cell, "failed")));
+			 json_string_value(json_object_get(cell, "fs")),
+			 json_string_value(json_object_get(cell, "failed")));
 		mgb_print_wrapped(out, text, 0);
 	}
 }

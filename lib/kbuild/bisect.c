@@ -41,7 +41,11 @@ const char *mgb_bisect_label(struct mgb_bisect *b, size_t k)
 /* Build the first k patches (or find them in the cache): the build directory in b->kdirs[k]. */
 static int build_prefix(struct mgb_bisect *b, size_t k, char *err)
 {
-	struct mgb_kbuild kb = { .source = b->source, .config = b->config, .config_debian = b->config_debian, .jobs = b->jobs, .quiet = b->quiet,
+	struct mgb_kbuild kb = { .source = b->source,
+				 .config = b->config,
+				 .config_debian = b->config_debian,
+				 .jobs = b->jobs,
+				 .quiet = b->quiet,
 				 .fuzz = b->fuzz };
 	const char **patches = calloc(k + 1, sizeof(*patches));
 	int rc;
@@ -225,9 +229,10 @@ int mgb_bisect_judge(struct mgb_bisect *b, size_t k, const char *fs, struct mgb_
 	jd->verdict = v;
 	json_decref(cmp);
 	if (!jd->judged)
-		return mgb_err(err, "prefix %zu on %s: compare gives '%s' for %s, so bisect cannot go on (a proportion "
-			       "needs enough rounds; a timing needs several runs, which bisect does not make)", k, fs, v,
-			       b->metric);
+		return mgb_err(err,
+			       "prefix %zu on %s: compare gives '%s' for %s, so bisect cannot go on (a proportion "
+			       "needs enough rounds; a timing needs several runs, which bisect does not make)",
+			       k, fs, v, b->metric);
 	return 0;
 }
 

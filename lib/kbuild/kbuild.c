@@ -511,8 +511,8 @@ static int configure(struct job *j, const struct build_files *f, char *err)
 		return mgb_err(err, "cannot append to %s", f->config);
 	if (config_make(j, f, "olddefconfig", err))
 		return -1;
-	if ((b->config_debian &&
-	     mgb_kb_config_verify(f->config, mgb_kb_debian_reduction, "--config debian's reduction", j->user_frag, err)) ||
+	if ((b->config_debian && mgb_kb_config_verify(f->config, mgb_kb_debian_reduction, "--config debian's reduction",
+						      j->user_frag, err)) ||
 	    mgb_kb_config_verify(f->config, fragment, "mgbench's kernel.config", j->user_frag, err) ||
 	    (j->user_frag && mgb_kb_config_verify(f->config, j->user_frag, b->config, NULL, err)) ||
 	    mgb_kb_config_known(f->src, f->config, fragment, "mgbench's kernel.config", err) ||
