@@ -1011,14 +1011,51 @@ int mgb_kbuild_config_arg(struct mgb_kbuild *b, const char *arg, char *err)
 	return 0;
 }
 
+/*
+ * The cache key j->key: how mgbench builds, the compiler, what the source is, the fragments, the
+ * patches in order; and j->base, which the kept work tree follows: the same with a directory
+ * source's place for its contents (a Debian source's id is its place) and no patches.
+ */
+static int make_key(struct job *j, char *err)
+{
+	char keytext[8192], common[512];
+	size_t kl, cl;
+
+	mgb_sha256_buf(mgb_kbuild_fragment, strlen(mgb_kbuild_fragment), j->frag_sha);
+	cl = (size_t)snprintf(common, sizeof(common), "fragment %s\n", j->frag_sha);
+	if (j->user_frag) {
+		char h[65];
+
+		mgb_sha256_buf(j->user_frag, strlen(j->user_frag), h);
+		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "user-fragment %s\n", h);
+	}
+	if (j->b->config_debian) /* tinyconfig's keys stay as they were */
+		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "config-base debian %s\n", j->deb.sha256);
+	if (j->b->fuzz) /* fuzz 0 keeps the keys builds had before --fuzz existed */
+		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "fuzz %u\n", j->b->fuzz);
+	kl = (size_t)snprintf(keytext, sizeof(keytext),
+			      "mgbench kernel build %d\narch x86_64\ncompiler %s\nsource-place %s\n%s", MGB_KBUILD_PROCEDURE,
+			      j->compiler, j->src.package ? j->src.id : j->src.tree, common);
+	mgb_sha256_buf(keytext, kl < sizeof(keytext) ? kl : sizeof(keytext) - 1, j->base);
+	kl = (size_t)snprintf(keytext, sizeof(keytext),
+			      "mgbench kernel build %d\narch x86_64\ncompiler %s\nsource %s\n%s", MGB_KBUILD_PROCEDURE,
+			      j->compiler, j->src.id, common);
+	for (size_t i = 0; i < j->npatches && kl < sizeof(keytext); i++)
+		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "patch %s %s\n", j->patches[i].sha256,
+				       j->patches[i].name);
+	if (kl >= sizeof(keytext))
+		return mgb_err(err, "too many patches");
+	mgb_sha256_buf(keytext, kl, j->key);
+	return 0;
+}
+
 int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 {
 	struct job j = { .b = b };
 	struct output out = { .parentfd = -1, .fd = -1 };
-	char keytext[8192], common[512], p[PATH_MAX], kver[128], lockpath[PATH_MAX + 8] = "", *keyname = NULL, *buildlock = NULL;
+	char p[PATH_MAX], kver[128], lockpath[PATH_MAX + 8] = "", *keyname = NULL, *buildlock = NULL;
 	json_t *hashes = NULL;
 	int rc = -1, lockfd = -1, buildfd = -1;
-	size_t kl, cl;
 
 	j.progress = !b->quiet && isatty(2);
 	j.compile_progress = b->quiet ? MGB_KB_PROGRESS_NONE : j.progress ? MGB_KB_PROGRESS_TTY : MGB_KB_PROGRESS_LINES;
@@ -1050,36 +1087,8 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 	    (b->config_debian && mgb_kb_debian_config(&j.src, b->quiet, &j.deb, err)))
 		goto out;
 
-	/* the key: how mgbench builds, the compiler, what the source is, the fragments, the patches in
-	 * order; the base, which the kept work tree follows: the same with a directory source's
-	 * place for its contents (a Debian source's id is its place) and no patches */
-	mgb_sha256_buf(mgb_kbuild_fragment, strlen(mgb_kbuild_fragment), j.frag_sha);
-	cl = (size_t)snprintf(common, sizeof(common), "fragment %s\n", j.frag_sha);
-	if (j.user_frag) {
-		char h[65];
-
-		mgb_sha256_buf(j.user_frag, strlen(j.user_frag), h);
-		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "user-fragment %s\n", h);
-	}
-	if (b->config_debian) /* tinyconfig's keys stay as they were */
-		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "config-base debian %s\n", j.deb.sha256);
-	if (b->fuzz) /* fuzz 0 keeps the keys builds had before --fuzz existed */
-		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "fuzz %u\n", b->fuzz);
-	kl = (size_t)snprintf(keytext, sizeof(keytext),
-			      "mgbench kernel build %d\narch x86_64\ncompiler %s\nsource-place %s\n%s", MGB_KBUILD_PROCEDURE,
-			      j.compiler, j.src.package ? j.src.id : j.src.tree, common);
-	mgb_sha256_buf(keytext, kl < sizeof(keytext) ? kl : sizeof(keytext) - 1, j.base);
-	kl = (size_t)snprintf(keytext, sizeof(keytext),
-			      "mgbench kernel build %d\narch x86_64\ncompiler %s\nsource %s\n%s", MGB_KBUILD_PROCEDURE,
-			      j.compiler, j.src.id, common);
-	for (size_t i = 0; i < j.npatches && kl < sizeof(keytext); i++)
-		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "patch %s %s\n", j.patches[i].sha256,
-				       j.patches[i].name);
-	if (kl >= sizeof(keytext)) {
-		mgb_err(err, "too many patches");
+	if (make_key(&j, err))
 		goto out;
-	}
-	mgb_sha256_buf(keytext, kl, j.key);
 	key_version(j.src.version, kver, sizeof(kver));
 	if (asprintf(&keyname, "%s/kbuild/%s-%.16s", j.cache, kver, j.key) < 0 ||
 	    asprintf(&j.key_dir, "%s", keyname) < 0 || asprintf(&j.work, "%s/kbuild/build.work", j.cache) < 0 ||
