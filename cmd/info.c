@@ -42,32 +42,6 @@ static void usage(FILE *out)
 	mgb_cmd_options_print(out, options);
 }
 
-static json_t *probe_fs(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir,
-			const struct mgb_clockinfo *ci)
-{
-	struct mgb_target t;
-	struct mgb_mgtime_probe p;
-	char err[MGB_ERR_LEN];
-	json_t *j;
-	int r;
-
-	r = fs ? mgb_target_scratch(s, fs, &t, err) : mgb_target_dir(dir, &t, err);
-	if (r == 0)
-		r = mgb_mgtime_probe(&t, ci, &p, err);
-	if (r < 0)
-		j = MGB_JSON_PACK("{s:s, s:o?, s:n, s:o}", "fs", fs ? fs->name : "dir", "fstype",
-				  t.fstype ? mgb_json_text(t.fstype) : NULL, "multigrain", "error", mgb_json_text(err));
-	else
-		j = MGB_JSON_PACK("{s:s, s:o?, s:b, s:s, s:{s:i, s:I, s:f, s:I}}",
-			      "fs", fs ? fs->name : "dir", "fstype", t.fstype ? mgb_json_text(t.fstype) : NULL,
-			      "multigrain", p.multigrain,
-			      "evidence", p.evidence, "probe", "rounds", (int)p.rounds - 1,
-			      "distinct", (json_int_t)p.distinct, "elapsed_ticks", p.elapsed_ticks,
-			      "fill_mg_cmtime_events", (json_int_t)p.fill_mg_cmtime_events);
-	mgb_target_down(&t);
-	return j;
-}
-
 static void print_text(json_t *kernel, json_t *fss)
 {
 	json_t *clocks = json_object_get(kernel, "clocks"), *res = json_object_get(clocks, "resolution_ns");
@@ -154,9 +128,9 @@ int cmd_info(int argc, char **argv)
 	kernel = mgb_kernel_json(&ci);
 	fss = json_array();
 	if (dir)
-		json_array_append_new(fss, probe_fs(&s, NULL, dir, &ci));
+		json_array_append_new(fss, mgb_mgtime_probe_json(&s, NULL, dir, &ci));
 	for (unsigned i = 0; !dir && i < nfs; i++)
-		json_array_append_new(fss, probe_fs(&s, fs[i], NULL, &ci));
+		json_array_append_new(fss, mgb_mgtime_probe_json(&s, fs[i], NULL, &ci));
 	mgb_session_end(&s);
 
 	doc = MGB_JSON_PACK("{s:s, s:o, s:o}", "schema", MGB_SCHEMA "/info", "kernel", kernel, "filesystems", fss);

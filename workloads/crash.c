@@ -42,9 +42,10 @@ struct crash_params {
 static const char *const flush_choices[] = { "none", "log", NULL };
 
 static const struct mgb_option crash_options[] = {
-	{ "flush", MGB_OPT_CHOICE, offsetof(struct crash_params, flush), "none",
-	  "what the shutdown writes first: none (the log is lost, as a power cut) or log", 0, 0, NULL, flush_choices,
-	  false },
+	{ .name = "flush", .type = MGB_OPT_CHOICE, .offset = offsetof(struct crash_params, flush),
+	  .defval = "none",
+	  .help = "what the shutdown writes first: none (the log is lost, as a power cut) or log",
+	  .choices = flush_choices },
 	{ 0 },
 };
 

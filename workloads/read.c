@@ -43,10 +43,11 @@ struct read_params {
 static const char *const reader_choices[] = { "backend", "local", NULL };
 
 static const struct mgb_option read_options[] = {
-	{ "reader", MGB_OPT_CHOICE, offsetof(struct read_params, reader), "backend",
-	  "who reads: the backend (an NFS client through the server), or a local\n"
+	{ .name = "reader", .type = MGB_OPT_CHOICE, .offset = offsetof(struct read_params, reader),
+	  .defval = "backend",
+	  .help = "who reads: the backend (an NFS client through the server), or a local\n"
 	  "read of the same file on the server's side (its atime update, seen over NFS)",
-	  0, 0, NULL, reader_choices, false },
+	  .choices = reader_choices },
 	{ 0 },
 };
 

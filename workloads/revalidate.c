@@ -72,10 +72,10 @@ struct reval_params {
 };
 
 static const struct mgb_option reval_options[] = {
-	{ "size", MGB_OPT_SIZE, offsetof(struct reval_params, size), "4096",
-	  "bytes per version, written at offset 0 (at least 8)", 8, 64 << 20, NULL, NULL, false },
-	{ "sequenced", MGB_OPT_BOOL, offsetof(struct reval_params, sequenced), NULL,
-	  "alternate write and poll (only granularity misses possible)", 0, 0, NULL, NULL, false },
+	{ .name = "size", .type = MGB_OPT_SIZE, .offset = offsetof(struct reval_params, size), .defval = "4096",
+	  .help = "bytes per version, written at offset 0 (at least 8)", .min = 8, .max = 64 << 20 },
+	{ .name = "sequenced", .type = MGB_OPT_BOOL, .offset = offsetof(struct reval_params, sequenced),
+	  .help = "alternate write and poll (only granularity misses possible)" },
 	{ 0 },
 };
 

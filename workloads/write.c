@@ -38,10 +38,11 @@ static const struct mgb_opt_word query_words[] = {
 };
 
 static const struct mgb_option write_options[] = {
-	{ "size", MGB_OPT_SIZE, offsetof(struct write_params, size), "4096",
-	  "bytes written per change, at offset 0", 1, 64 << 20, NULL, NULL, false },
-	{ "query", MGB_OPT_U64, offsetof(struct write_params, query_every), "every",
-	  "statx(CTIME|MTIME) after every write, every K-th write, or none", 0, 0, query_words, NULL, false },
+	{ .name = "size", .type = MGB_OPT_SIZE, .offset = offsetof(struct write_params, size), .defval = "4096",
+	  .help = "bytes written per change, at offset 0", .min = 1, .max = 64 << 20 },
+	{ .name = "query", .type = MGB_OPT_U64, .offset = offsetof(struct write_params, query_every),
+	  .defval = "every", .help = "statx(CTIME|MTIME) after every write, every K-th write, or none",
+	  .words = query_words },
 	{ 0 },
 };
 

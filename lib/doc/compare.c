@@ -1115,3 +1115,29 @@ json_t *mgb_compare_merge_runs(json_t *const *docs, const char *const *paths, un
 	}
 	return merged;
 }
+
+int mgb_compare_sides(json_t *const *docs, const char *const *paths, unsigned ndocs, const unsigned *side_of,
+		      unsigned nsides, json_t **sides, char **names, char *err)
+{
+	for (unsigned s = 0; s < nsides; s++) {
+		json_t *mine[MGB_DOCS_MAX];
+		const char *my_paths[MGB_DOCS_MAX];
+		unsigned n = 0;
+		size_t len = 0;
+		FILE *f = open_memstream(&names[s], &len);
+
+		if (!f)
+			abort();
+		for (unsigned d = 0; d < ndocs; d++)
+			if (side_of[d] == s) {
+				fprintf(f, "%s%s", n ? " " : "", paths[d]);
+				my_paths[n] = paths[d];
+				mine[n++] = docs[d];
+			}
+		fclose(f);
+		sides[s] = n == 1 ? json_incref(mine[0]) : mgb_compare_merge_runs(mine, my_paths, n, err);
+		if (!sides[s])
+			return -1;
+	}
+	return 0;
+}

@@ -5,6 +5,7 @@
  * the host adds to the document that comes back.  cmd/vm.c parses, boots and writes.
  */
 #include "config.h"
+#include "stop.h"
 #include "target.h"
 #include "util.h"
 #include "vm.h"
@@ -139,4 +140,27 @@ void mgb_vm_doc_annotate(json_t *doc, const struct mgb_vm_kernel *k, const struc
 	json_object_set_new(json_object_get(doc, "vm"), "boot_retried",
 			    b->boot_retried ? json_string(b->boot_retried) : json_null());
 	note_lost_ticks(doc, quiet);
+}
+
+char *mgb_vm_guest_initramfs(struct mgb_vm_kernel *k, const char *scratch, const char *fs, bool kernel_client,
+			     struct mgb_vm_guest *g, char ***mods, char *err)
+{
+	char *fscopy = NULL, *initrd = NULL;
+	const char **targets = mgb_vm_module_targets(fs, g->knfsd, kernel_client, &fscopy);
+
+	*mods = NULL;
+	if (!targets || !fscopy) {
+		mgb_err(err, "out of memory");
+		goto out;
+	}
+	/* a kernel without a usable module index gets one, once */
+	if (mgb_vm_modules(k, targets, mods, err) &&
+	    (mgb_stop_requested() || mgb_vm_reindex(k, scratch, err) || mgb_vm_modules(k, targets, mods, err)))
+		goto out;
+	g->modules = *mods;
+	initrd = mgb_vm_initramfs(scratch, g, err);
+out:
+	free(targets);
+	free(fscopy);
+	return initrd;
 }
