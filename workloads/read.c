@@ -32,6 +32,7 @@
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
+#include "lower.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -186,7 +187,7 @@ static int read_run(struct mgb_ctx *ctx)
 	}
 	if (ctx->local_dir)
 		snprintf(served, sizeof(served), "%s/%s", ctx->local_dir, FILE_NAME);
-	r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
+	r = mgb_open_from_lower(ctx, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0)
 		return mgb_err(ctx->err, "%s: open: %s", FILE_NAME, strerror(-r));
 	what = "first pwrite";
