@@ -9,7 +9,8 @@
  * Variants:
  *   same     both files on the target, one thread
  *   crossfs  f2 on a second scratch filesystem (--second-fs): the floor is global, so ordering
- *            must hold across filesystems too
+ *            must hold across filesystems too.  --second-fs upper, on an overlay target: f2 on
+ *            the overlay's upper filesystem itself, beside the layers, reached without the overlay
  *   threads  thread A does write(f1); thread B, on another CPU, does stat(f2) write(f2) stat(f2);
  *            then A does write(f1) stat(f1).  A handshake orders the steps.
  */
@@ -19,6 +20,7 @@
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
+#include "lower.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -28,6 +30,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -41,13 +44,15 @@ enum variant { VARIANT_SAME, VARIANT_CROSSFS, VARIANT_THREADS };
 static const char *const variant_choices[] = {
 	[VARIANT_SAME] = "same", [VARIANT_CROSSFS] = "crossfs", [VARIANT_THREADS] = "threads", NULL,
 };
-static const char *const second_fs_choices[] = { "ext4", "xfs", "btrfs", "tmpfs", "ramfs", NULL };
+static const char *const second_fs_choices[] = { "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "upper", NULL };
+#define SECOND_FS_UPPER 5
 
 static const struct mgb_option ordering_options[] = {
 	{ .name = "variant", .type = MGB_OPT_CHOICE, .offset = offsetof(struct ordering_params, variant),
 	  .defval = "same", .help = "same, crossfs or threads", .choices = variant_choices },
 	{ .name = "second-fs", .type = MGB_OPT_CHOICE, .offset = offsetof(struct ordering_params, second_fs),
-	  .defval = "tmpfs", .help = "where f2 lives with --variant crossfs", .choices = second_fs_choices },
+	  .defval = "tmpfs", .help = "where f2 lives with --variant crossfs (upper: an overlay target's\n"
+	  "upper filesystem, not through the overlay)", .choices = second_fs_choices },
 	{ 0 },
 };
 
@@ -274,6 +279,39 @@ static int run_threads(struct mgb_ctx *ctx, struct side *f1, struct side *f2, st
 	return atomic_load(&h.error);
 }
 
+/*
+ * --second-fs upper: a directory on the overlay's upper filesystem beside its layers (the
+ * target's own scratch filesystem), and a backend of the same kind there.  A served target's
+ * backend reaches one server's export only, so this is for local backends.
+ */
+static int upper_fs_up(struct mgb_ctx *ctx, struct mgb_backend *be)
+{
+	const struct mgb_target *t = ctx->target;
+	char path[4200], err[MGB_ERR_LEN];
+	int fd;
+
+	if (!t->fs || !t->fs->overlay_on || !t->mnt) {
+		ctx->unsupported = true;
+		return mgb_err(ctx->err, "--second-fs upper needs an overlay-* target");
+	}
+	if (ctx->be->ops->reach != MGB_REACH_LOCAL) {
+		ctx->unsupported = true;
+		return mgb_err(ctx->err, "--second-fs upper needs a local backend: a server exports one directory");
+	}
+	fd = open(t->mnt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || mkdirat(fd, "beside", 0700) < 0) {
+		mgb_err(ctx->err, "--second-fs upper: mkdir %s/beside: %s", t->mnt, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	snprintf(path, sizeof(path), "%s/beside", t->mnt);
+	if (mgb_backend_open(be, ctx->be->ops, ctx->be->params, path, err) < 0)
+		return mgb_err(ctx->err, "--second-fs upper: %s", err);
+	return 0;
+}
+
 /* crossfs: make the second filesystem and a backend of the same kind on it. */
 static int second_fs_up(struct mgb_ctx *ctx, const char *fs_name, struct mgb_target *t, struct mgb_backend *be)
 {
@@ -302,17 +340,19 @@ static int ordering_run(struct mgb_ctx *ctx)
 	int r = -1;
 
 	if (crossfs) {
-		if (second_fs_up(ctx, second_fs_choices[p->second_fs], &t2, &be2) < 0)
+		if ((p->second_fs == SECOND_FS_UPPER ? upper_fs_up(ctx, &be2)
+						     : second_fs_up(ctx, second_fs_choices[p->second_fs], &t2, &be2)) < 0)
 			goto out;
 		f2.be = &be2;
 	}
-	r = mgb_be_open(f1.be, "ordering.f1", O_RDWR | O_CREAT | O_TRUNC, 0644, &f1.file);
+	r = mgb_open_from_lower(ctx, "ordering.f1", O_RDWR | O_CREAT | O_TRUNC, 0644, &f1.file);
 	if (r < 0) {
 		mgb_err(ctx->err, "open ordering.f1: %s", strerror(-r));
 		goto out;
 	}
 	f1_open = true;
-	r = mgb_be_open(f2.be, "ordering.f2", O_RDWR | O_CREAT | O_TRUNC, 0644, &f2.file);
+	r = crossfs ? mgb_be_open(f2.be, "ordering.f2", O_RDWR | O_CREAT | O_TRUNC, 0644, &f2.file)
+		    : mgb_open_from_lower(ctx, "ordering.f2", O_RDWR | O_CREAT | O_TRUNC, 0644, &f2.file);
 	if (r < 0) {
 		mgb_err(ctx->err, "open ordering.f2: %s", strerror(-r));
 		goto out;
@@ -335,7 +375,9 @@ static int ordering_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "tie_ratio", t.rounds ? json_real((double)t.ties / (double)t.rounds) : json_null());
 	json_object_set_new(ctx->metrics, "max_inversion_ns", json_integer(t.max_inversion_ns));
 	mgb_put_rate(ctx, "rounds_per_s", t.rounds, elapsed);
-	if (crossfs)
+	if (crossfs && p->second_fs == SECOND_FS_UPPER)
+		json_object_set_new(ctx->metrics, "second_fs", mgb_json_text(ctx->target->upper_fstype ?: "upper"));
+	else if (crossfs)
 		json_object_set_new(ctx->metrics, "second_fs", json_string(t2.fstype));
 	if (threads) {
 		/* One CPU only, or a refused affinity: the threads still alternate, unpinned, and the

@@ -56,6 +56,7 @@
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
+#include "lower.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -487,7 +488,7 @@ static int reval_run(struct mgb_ctx *ctx)
 	}
 	pthread_mutex_init(&rv.lock, NULL);
 	pthread_cond_init(&rv.cond, NULL);
-	r = mgb_be_open(be, "revalidate.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &rv.file);
+	r = mgb_open_from_lower(ctx, "revalidate.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &rv.file);
 	if (r < 0) {
 		fail(&rv, r, "open");
 		goto out;

@@ -9,6 +9,7 @@
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
+#include "lower.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -176,7 +177,7 @@ static int stat_run(struct mgb_ctx *ctx)
 	int r;
 
 	sh.want = p->mask == MASK_SIZE ? MGB_STAT_SIZE : MGB_STAT_TIMES;
-	r = mgb_be_open(be, "stat.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &sh.file);
+	r = mgb_open_from_lower(ctx, "stat.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &sh.file);
 	if (r < 0)
 		return mgb_err(ctx->err, "open stat.dat: %s", strerror(-r));
 	qt = calloc(p->threads, sizeof(*qt));

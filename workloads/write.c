@@ -18,6 +18,7 @@
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
+#include "lower.h"
 #include "workload.h"
 
 #include <fcntl.h>
@@ -104,7 +105,7 @@ static int write_run(struct mgb_ctx *ctx)
 	if (!buf)
 		return mgb_err(ctx->err, "out of memory for a %llu-byte buffer", (unsigned long long)p->size);
 	memset(buf, 'w', p->size);
-	r = mgb_be_open(be, "write.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
+	r = mgb_open_from_lower(ctx, "write.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0) {
 		free(buf);
 		return mgb_err(ctx->err, "open write.dat: %s", strerror(-r));

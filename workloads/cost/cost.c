@@ -26,6 +26,7 @@
 #include "json_text.h"
 #include "stop.h"
 #include "cost.h"
+#include "../lower.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -444,7 +445,7 @@ static int cost_prepare(struct cost_cell *c)
 		return -1;
 	if (c->fio && mgb_require_ops(ctx, MGB_OP_STAT))
 		return -1;
-	r = mgb_be_open(be, "cost.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &c->f);
+	r = mgb_open_from_lower(ctx, "cost.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &c->f);
 	if (r < 0) {
 		c->f.fd = -1;
 		return mgb_err(ctx->err, "open cost.dat: %s", strerror(-r));
