@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "bench.h"
+#include "stats.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -38,13 +39,6 @@ static bool nfs_module(const char *name)
 	return false;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The median of the cells' value at a dotted path, for one backend; NaN without any. */
 static double cells_median(json_t *doc, const char *backend, const char *key, const char *sub)
 {
@@ -59,10 +53,7 @@ static double cells_median(json_t *doc, const char *backend, const char *key, co
 					 backend) && json_is_number(x))
 			v[n++] = json_number_value(x);
 	}
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(v[0]), cmp_double);
-	return v[n / 2];
+	return mgb_median(v, n); /* NaN without any */
 }
 
 static double now_s(void)

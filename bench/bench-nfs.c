@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "bench.h"
+#include "stats.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -35,20 +36,13 @@ static struct variant variants[] = {
 
 static const char *const filesystems[] = { "ext4", "tmpfs" };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
+/* The repeats' median, v left in its order. */
 static double median(const double *v)
 {
 	double s[REPEATS];
 
 	memcpy(s, v, sizeof(s));
-	qsort(s, REPEATS, sizeof(double), cmp_double);
-	return s[REPEATS / 2];
+	return mgb_median(s, REPEATS);
 }
 
 static void run_variant(const char *bin, struct variant *v, const char *fs, int r, const char *out)

@@ -16,6 +16,7 @@
  */
 #include "config.h"
 #include "bench.h"
+#include "stats.h"
 #include "fio.h"
 #include "target.h"
 #include "util.h"
@@ -71,20 +72,13 @@ static struct peer peers[] = {
 };
 #define NPEERS (sizeof(peers) / sizeof(peers[0]))
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
+/* The repeats' median, v left in its order. */
 static double median(const double *v)
 {
 	double s[REPEATS];
 
 	memcpy(s, v, sizeof(s));
-	qsort(s, REPEATS, sizeof(double), cmp_double);
-	return s[REPEATS / 2];
+	return mgb_median(s, REPEATS);
 }
 
 /* One mgbench run of v on fs; fills its ops/s and punted share for repeat r, or exits 1. */

@@ -5,6 +5,7 @@
 #include "cmdline.h"
 #include "compare.h"
 #include "mgbench.h"
+#include "plan.h"
 #include "util.h"
 #include "workload.h"
 
@@ -54,56 +55,38 @@ static void usage(FILE *f)
 	mgb_cmd_options_print(f, options);
 }
 
-static int split_list(char *text, const char **items, unsigned max, unsigned *n)
+/* A gated metric is named before any boot: a typo found after an hour of boots is an hour lost.
+ * workloads is the guest's run's ("all" or a comma list). */
+static int check_gated(const char *workloads, const char *const *fail, unsigned nfail)
 {
-	char *save = NULL;
-
-	*n = 0;
-	for (char *t = strtok_r(text, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (*n == max)
-			return mgb_usage_error("ab", "--fail-on-regression: at most %u metrics", max);
-		items[(*n)++] = t;
-	}
-	return *n ? 0 : mgb_usage_error("ab", "--fail-on-regression wants a metric");
-}
-
-/* A gated metric is named before any boot: a typo found after an hour of boots is an hour lost. */
-static int check_gated(char *workloads, const char *const *fail, unsigned nfail)
-{
+	const struct mgb_workload *named[MGB_PLAN_MAX];
 	char *copy = strdup(workloads), *save = NULL;
 	bool all = !strcmp(workloads, "all");
+	unsigned n = 0;
 
-	for (unsigned x = 0; copy && x < nfail; x++) {
-		bool seen = false;
+	if (!copy)
+		return mgb_usage_error("ab", "out of memory");
+	for (char *w = all ? NULL : strtok_r(copy, ",", &save); w && n < MGB_PLAN_MAX; w = strtok_r(NULL, ",", &save))
+		named[n++] = mgb_workload_find(w);
+	free(copy);
+	for (unsigned x = 0; x < nfail; x++) {
+		unsigned nall = 0;
 
-		strcpy(copy, workloads);
-		for (size_t i = 0; all && mgb_workloads[i]; i++)
-			for (const struct mgb_column *c = mgb_workloads[i]->columns; c->header; c++)
-				seen |= mgb_compare_name_matches(fail[x], c->path, c->header);
-		for (char *w = all ? NULL : strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-			const struct mgb_workload *wl = mgb_workload_find(w);
-
-			for (const struct mgb_column *c = wl ? wl->columns : NULL; c && c->header; c++)
-				seen |= mgb_compare_name_matches(fail[x], c->path, c->header);
-		}
-		if (!seen) {
-			free(copy);
+		while (all && mgb_workloads[nall])
+			nall++;
+		if (!mgb_compare_column_known(all ? (const struct mgb_workload *const *)mgb_workloads : named,
+					      all ? nall : n, fail[x], NULL, 0))
 			return mgb_usage_error("ab", "--fail-on-regression: no column of %s is named '%s'", workloads,
 					       fail[x]);
-		}
 	}
-	free(copy);
 	return 0;
 }
 
 static char *default_dir(void)
 {
 	char name[64];
-	time_t t = time(NULL);
-	struct tm tm;
 
-	gmtime_r(&t, &tm);
-	strftime(name, sizeof(name), "mgbench-ab-%Y%m%d-%H%M%S", &tm);
+	mgb_time_name(name, sizeof(name), "mgbench-ab", true);
 	return strdup(name);
 }
 
@@ -144,7 +127,8 @@ int cmd_ab(int argc, char **argv)
 		case OPT_FAIL:
 			/* a copy: the command line as given goes into README.md */
 			free(fail_copy);
-			if (!(fail_copy = strdup(optarg)) || split_list(fail_copy, fail, MAX_FAIL, &ab.nfail)) {
+			if (!(fail_copy = strdup(optarg)) ||
+			    mgb_split_names("ab", "--fail-on-regression", fail_copy, fail, MAX_FAIL, &ab.nfail)) {
 				free(fail_copy);
 				return MGB_EXIT_USAGE;
 			}

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DOCS 64  /* documents in all */
 #define MAX_SIDES 16 /* A, B, ... */
 
 /* What "--" between documents becomes while getopt runs: a word it leaves in place, in order
@@ -73,21 +72,6 @@ static int check_across_fs(json_t **docs, const char **paths, unsigned ndocs)
 	return MGB_EXIT_OK;
 }
 
-static int split_list(char *text, const char **items, unsigned max, unsigned *n, const char *opt)
-{
-	char *save = NULL;
-
-	*n = 0;
-	for (char *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*n == max)
-			return mgb_usage_error("compare", "%s: too many names", opt);
-		items[(*n)++] = tok;
-	}
-	if (*n == 0)
-		return mgb_usage_error("compare", "%s: empty list", opt);
-	return 0;
-}
-
 /* Which side each document is on: "--" between documents starts the next side; without one
  * each document is a side of its own. */
 static int assign_sides(char **args, int n, unsigned *side_of, unsigned *ndocs, unsigned *nsides)
@@ -103,8 +87,8 @@ static int assign_sides(char **args, int n, unsigned *side_of, unsigned *ndocs, 
 			in_side = 0;
 			continue;
 		}
-		if (k == MAX_DOCS)
-			return mgb_usage_error("compare", "at most %d documents", MAX_DOCS);
+		if (k == MGB_DOCS_MAX)
+			return mgb_usage_error("compare", "at most %d documents", MGB_DOCS_MAX);
 		side_of[k++] = side;
 		in_side++;
 	}
@@ -121,47 +105,15 @@ static int assign_sides(char **args, int n, unsigned *side_of, unsigned *ndocs, 
 	return MGB_EXIT_OK;
 }
 
-/* Each side as one document (its runs merged, see mgb_compare_merge_runs) and its name: the
- * paths of its runs. */
-static int make_sides(json_t **docs, const char **paths, unsigned ndocs, const unsigned *side_of, unsigned nsides,
-		      json_t **sides, char **names)
-{
-	char err[MGB_ERR_LEN];
-
-	for (unsigned s = 0; s < nsides; s++) {
-		json_t *mine[MAX_DOCS];
-		const char *my_paths[MAX_DOCS];
-		unsigned n = 0;
-		size_t len = 0;
-		FILE *f = open_memstream(&names[s], &len);
-
-		if (!f)
-			abort();
-		for (unsigned d = 0; d < ndocs; d++)
-			if (side_of[d] == s) {
-				fprintf(f, "%s%s", n ? " " : "", paths[d]);
-				my_paths[n] = paths[d];
-				mine[n++] = docs[d];
-			}
-		fclose(f);
-		sides[s] = n == 1 ? json_incref(mine[0]) : mgb_compare_merge_runs(mine, my_paths, n, err);
-		if (!sides[s]) {
-			fprintf(stderr, "mgbench compare: %s\n", err);
-			return MGB_EXIT_FAIL;
-		}
-	}
-	return MGB_EXIT_OK;
-}
-
 int cmd_compare(int argc, char **argv)
 {
 	struct mgb_compare_opts o = { .alpha = 0.05 };
-	const char *format = "text", *metrics[MAX_METRICS], *fail[MAX_METRICS], *paths[MAX_DOCS];
-	unsigned nfail = 0, ndocs = 0, nsides = 0, side_of[MAX_DOCS];
-	json_t *docs[MAX_DOCS], *cmp, *sides[MAX_SIDES] = { 0 };
+	const char *format = "text", *metrics[MAX_METRICS], *fail[MAX_METRICS], *paths[MGB_DOCS_MAX];
+	unsigned nfail = 0, ndocs = 0, nsides = 0, side_of[MGB_DOCS_MAX];
+	json_t *docs[MGB_DOCS_MAX], *cmp, *sides[MAX_SIDES] = { 0 };
 	char *side_paths[MAX_SIDES] = { 0 };
 	const char *unknown;
-	char *end;
+	char *end, err[MGB_ERR_LEN];
 	int c, rc = MGB_EXIT_OK;
 
 	for (int i = 1; i < argc; i++)
@@ -171,7 +123,7 @@ int cmd_compare(int argc, char **argv)
 	while ((c = mgb_getopt(&cmdline, argc, argv)) != MGB_GETOPT_END) {
 		switch (c) {
 		case OPT_METRICS:
-			if (split_list(optarg, metrics, MAX_METRICS, &o.nmetrics, "--metrics"))
+			if (mgb_split_names("compare", "--metrics", optarg, metrics, MAX_METRICS, &o.nmetrics))
 				return MGB_EXIT_USAGE;
 			o.metrics = metrics;
 			break;
@@ -187,7 +139,7 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case OPT_ACROSS_FS: o.across_fs = true; break;
 		case OPT_FAIL_ON_REGRESSION:
-			if (split_list(optarg, fail, MAX_METRICS, &nfail, "--fail-on-regression"))
+			if (mgb_split_names("compare", "--fail-on-regression", optarg, fail, MAX_METRICS, &nfail))
 				return MGB_EXIT_USAGE;
 			break;
 		case MGB_GETOPT_HELP: usage(stdout); return MGB_EXIT_OK;
@@ -199,12 +151,15 @@ int cmd_compare(int argc, char **argv)
 	for (int i = optind, k = 0; i < argc; i++)
 		if (argv[i] != side_sep)
 			paths[k++] = argv[i];
-	if ((rc = mgb_docs_load("compare", (char *const *)paths, ndocs, MAX_DOCS, docs)))
+	if ((rc = mgb_docs_load("compare", (char *const *)paths, ndocs, MGB_DOCS_MAX, docs)))
 		return rc;
 	if (o.across_fs && (rc = check_across_fs(docs, paths, ndocs)))
 		goto out;
-	if ((rc = make_sides(docs, paths, ndocs, side_of, nsides, sides, side_paths)))
+	if (mgb_compare_sides(docs, paths, ndocs, side_of, nsides, sides, side_paths, err)) {
+		fprintf(stderr, "mgbench compare: %s\n", err);
+		rc = MGB_EXIT_FAIL;
 		goto out;
+	}
 	cmp = mgb_compare(sides, (const char *const *)side_paths, nsides, &o);
 	if (!json_array_size(json_object_get(cmp, "cells"))) {
 		if (nsides == 2)
@@ -239,8 +194,6 @@ int cmd_compare(int argc, char **argv)
 		mgb_compare_print_text(stdout, cmp);
 	}
 	if (nfail) {
-		char err[MGB_ERR_LEN];
-
 		rc = mgb_compare_gate(cmp, fail, nfail, stderr, err);
 		if (rc < 0)
 			rc = mgb_usage_error("compare", "--fail-on-regression: %s", err);

@@ -42,32 +42,6 @@ static void usage(FILE *out)
 	mgb_cmd_options_print(out, options);
 }
 
-static json_t *probe_fs(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir,
-			const struct mgb_clockinfo *ci)
-{
-	struct mgb_target t;
-	struct mgb_mgtime_probe p;
-	char err[MGB_ERR_LEN];
-	json_t *j;
-	int r;
-
-	r = fs ? mgb_target_scratch(s, fs, &t, err) : mgb_target_dir(dir, &t, err);
-	if (r == 0)
-		r = mgb_mgtime_probe(&t, ci, &p, err);
-	if (r < 0)
-		j = MGB_JSON_PACK("{s:s, s:o?, s:n, s:o}", "fs", fs ? fs->name : "dir", "fstype",
-				  t.fstype ? mgb_json_text(t.fstype) : NULL, "multigrain", "error", mgb_json_text(err));
-	else
-		j = MGB_JSON_PACK("{s:s, s:o?, s:b, s:s, s:{s:i, s:I, s:f, s:I}}",
-			      "fs", fs ? fs->name : "dir", "fstype", t.fstype ? mgb_json_text(t.fstype) : NULL,
-			      "multigrain", p.multigrain,
-			      "evidence", p.evidence, "probe", "rounds", (int)p.rounds - 1,
-			      "distinct", (json_int_t)p.distinct, "elapsed_ticks", p.elapsed_ticks,
-			      "fill_mg_cmtime_events", (json_int_t)p.fill_mg_cmtime_events);
-	mgb_target_down(&t);
-	return j;
-}
-
 static void print_text(json_t *kernel, json_t *fss)
 {
 	json_t *clocks = json_object_get(kernel, "clocks"), *res = json_object_get(clocks, "resolution_ns");
@@ -78,9 +52,10 @@ static void print_text(json_t *kernel, json_t *fss)
 
 	printf("kernel       %s\n", json_string_value(json_object_get(kernel, "release")));
 	printf("version      %.59s\n", json_string_value(json_object_get(kernel, "version")));
-	printf("coarse tick  %lld ns (HZ %.0f, measured)\n",
+	printf("coarse tick  %lld ns (HZ %.0f; smallest step seen %lld ns)\n",
 	       (long long)json_integer_value(json_object_get(clocks, "coarse_tick_ns")),
-	       json_real_value(json_object_get(clocks, "hz_measured")));
+	       json_real_value(json_object_get(clocks, "hz_measured")),
+	       (long long)json_integer_value(json_object_get(clocks, "coarse_step_seen_ns")));
 	printf("resolution   realtime %lld ns, realtime_coarse %lld ns\n",
 	       (long long)json_integer_value(json_object_get(res, "realtime")),
 	       (long long)json_integer_value(json_object_get(res, "realtime_coarse")));
@@ -153,9 +128,9 @@ int cmd_info(int argc, char **argv)
 	kernel = mgb_kernel_json(&ci);
 	fss = json_array();
 	if (dir)
-		json_array_append_new(fss, probe_fs(&s, NULL, dir, &ci));
+		json_array_append_new(fss, mgb_mgtime_probe_json(&s, NULL, dir, &ci));
 	for (unsigned i = 0; !dir && i < nfs; i++)
-		json_array_append_new(fss, probe_fs(&s, fs[i], NULL, &ci));
+		json_array_append_new(fss, mgb_mgtime_probe_json(&s, fs[i], NULL, &ci));
 	mgb_session_end(&s);
 
 	doc = MGB_JSON_PACK("{s:s, s:o, s:o}", "schema", MGB_SCHEMA "/info", "kernel", kernel, "filesystems", fss);

@@ -74,43 +74,6 @@ static int run_command(const struct command *c, int argc, char **argv)
 	return rc;
 }
 
-int mgb_parse_list(const char *verb, const char *what, char *text, const void **items, unsigned max,
-		   unsigned *n, const void *(*find)(const char *))
-{
-	char *save = NULL;
-
-	*n = 0;
-	for (char *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const void *item = find(tok);
-
-		if (!item)
-			return mgb_usage_error(verb, "unknown %s '%s' (see 'mgbench list')", what, tok);
-		if (*n == max)
-			return mgb_usage_error(verb, "too many items in the %s list", what);
-		/* Two equal entries would make cells that cannot be told apart: use --repeat. */
-		for (unsigned i = 0; i < *n; i++)
-			if (items[i] == item)
-				return mgb_usage_error(verb, "%s '%s' given twice (use --repeat N to run it again)",
-						       what, tok);
-		items[(*n)++] = item;
-	}
-	if (*n == 0)
-		return mgb_usage_error(verb, "empty %s list", what);
-	return 0;
-}
-
-int mgb_usage_error(const char *verb, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "mgbench%s%s: ", verb ? " " : "", verb ? verb : "");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return MGB_EXIT_USAGE;
-}
-
 /* Like git: a write error on stdout (a full disk, a closed pipe) must not pass silently. */
 static int finish_stdout(int rc)
 {

@@ -7,21 +7,19 @@
 #include "cmdline.h"
 #include "docs.h"
 #include "plot.h"
-#include "proc.h"
 #include "result.h"
 #include "util.h"
 #include "workload.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+/* a text plot of several documents names them by the letters A to P */
 #define MAX_DOCS 16
 
 enum { OPT_WORKLOAD = 256, OPT_KIND, OPT_LOG, OPT_SCRIPT };
@@ -102,47 +100,6 @@ static int open_output(struct mgb_output *o, const char *path, char *err)
 	return rc < 0 ? -1 : 0;
 }
 
-/* Each document holds cells of the workload drawn, or plot names the one that does not. */
-static int check_workload(json_t *const *docs, char *const *paths, unsigned ndocs, const char *workload,
-			  char *err)
-{
-	for (unsigned d = 0; d < ndocs; d++) {
-		size_t i;
-		json_t *cell;
-		bool found = false;
-
-		json_array_foreach(json_object_get(docs[d], "cells"), i, cell)
-			found |= !strcmp(json_string_value(json_object_get(cell, "workload")) ?: "", workload);
-		if (!found)
-			return mgb_err(err, "%s: no %s cells (choose another with --workload)", paths[d], workload);
-	}
-	return 0;
-}
-
-/* Legends: what tells the documents apart, the kernel (and mg) or else the file name. */
-static void make_labels(json_t *const *docs, char *const *paths, unsigned ndocs, char **labels)
-{
-	bool distinct = true;
-
-	for (unsigned d = 0; d < ndocs; d++)
-		labels[d] = mgb_doc_describe(docs[d]);
-	for (unsigned d = 0; d < ndocs; d++)
-		for (unsigned e = d + 1; e < ndocs; e++)
-			distinct &= strcmp(labels[d], labels[e]) != 0;
-	if (distinct && ndocs > 1)
-		return;
-	for (unsigned d = 0; d < ndocs; d++) {
-		char *copy = strdup(paths[d]), *dot;
-
-		free(labels[d]);
-		labels[d] = strdup(basename(copy));
-		dot = strrchr(labels[d], '.');
-		if (dot && !strcmp(dot, ".json"))
-			*dot = '\0';
-		free(copy);
-	}
-}
-
 int cmd_plot(int argc, char **argv)
 {
 	struct mgb_plot p = { 0 };
@@ -185,11 +142,11 @@ int cmd_plot(int argc, char **argv)
 	if (!p.workload)
 		p.workload = json_string_value(json_object_get(json_array_get(json_object_get(docs[0], "cells"), 0),
 							       "workload"));
-	if (check_workload(docs, argv + optind, ndocs, p.workload, err) < 0) {
+	if (mgb_plot_check_workload(docs, argv + optind, ndocs, p.workload, err) < 0) {
 		fprintf(stderr, "mgbench plot: %s\n", err);
 		goto out;
 	}
-	make_labels(docs, argv + optind, ndocs, labels);
+	mgb_plot_labels(docs, argv + optind, ndocs, labels);
 	if (script_path && !mgb_plot_path_ok(out)) {
 		rc = mgb_usage_error("plot", "--script: a gnuplot script cannot name an -o file with a control character");
 		goto out_labels;

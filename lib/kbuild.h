@@ -3,11 +3,15 @@
  * mgbench kernel build: a guest kernel from a source (a tree, or Debian's linux-source), patches
  * and config fragments, built with tinyconfig (or Debian's config, reduced) plus mgbench's fragment
  * and cached by all of them.
- * The contract of lib/kbuild/, used by cmd/kernel.c (and by vm, which boots the builds).
+ * The contract of lib/kbuild/, used by cmd/kernel.c and cmd/kernel_bisect.c (and by vm, which
+ * boots the builds).
  */
 #ifndef MGB_KBUILD_H
 #define MGB_KBUILD_H
 
+#include "util.h"
+
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -78,5 +82,64 @@ const char *mgb_bisect_git_label(struct mgb_bisect_git *g, size_t k);
 void mgb_bisect_git_remove_worktree(struct mgb_bisect_git *g);
 /* The worktree removed, everything freed. */
 void mgb_bisect_git_close(struct mgb_bisect_git *g);
+
+/*
+ * kernel bisect (bisect.c): the request (a series of patches over a source, or the commits of a
+ * git source from good_rev to bad_rev), and what each prefix gave.
+ */
+struct mgb_bisect {
+	/* the request */
+	const char **patch_args;
+	const char *source, *config, *metric, *outdir, *cpus, *mem, *timeout;
+	bool config_debian; /* --config debian */
+	const char *good_rev, *bad_rev; /* a git source's --good and --bad */
+	bool use_git;
+	struct mgb_bisect_git git;
+	unsigned jobs, fuzz;
+	bool quiet;
+	char **run_argv; /* "run", WORKLOAD, ... */
+	int run_argc;
+	/* the series and what each prefix gave: docs[k] is the document of the first k patches */
+	char **files;
+	size_t n;
+	size_t good;
+	json_t **docs;
+	char **kdirs;
+	double *build_s; /* this run's wall time building prefix k (0 when it came from the cache) */
+	double *guest_s; /* this run's wall time of its guest */
+	bool *built;     /* built by this run, not found in the cache */
+	char **failed;   /* why prefix k could not be built or run: not tried again per filesystem */
+	bool outdir_made; /* removed again if a failed or stopped bisect left it empty */
+	bool opened;      /* the series (or the git walk) is open: mgb_bisect_free closes it */
+};
+
+/* What compare says of prefix k against the good prefix on fs. */
+struct mgb_bisect_judgement {
+	const char *verdict; /* "better", "worse", "no change", or why there is none */
+	double good_value, value, p;
+	bool changed, judged;
+};
+
+struct mgb_bisect_fs_result {
+	const char *fs;
+	size_t first; /* the first prefix that changes the metric; 0: none does */
+	struct mgb_bisect_judgement at_first;
+	char err[MGB_ERR_LEN];
+};
+
+/* The series (or the git walk) opened: n set; -1 with err. */
+int mgb_bisect_open(struct mgb_bisect *b, char *err);
+/*
+ * Bisect each filesystem the good prefix's document has (documents go to b->outdir, which
+ * exists): *fs and *res (one per filesystem, malloc'd) say what each found.  0; 1 when a
+ * filesystem could not be decided (its res[].err says why); -1 with err when nothing could start.
+ */
+int mgb_bisect_run(struct mgb_bisect *b, const char ***fs, unsigned *nfs, struct mgb_bisect_fs_result **res,
+		   char *err);
+/* Prefix k's verdict against the good prefix on fs (built and run first if it is not yet). */
+int mgb_bisect_judge(struct mgb_bisect *b, size_t k, const char *fs, struct mgb_bisect_judgement *jd, char *err);
+/* What prefix k is, for the table: its last patch, or its commit. */
+const char *mgb_bisect_label(struct mgb_bisect *b, size_t k);
+void mgb_bisect_free(struct mgb_bisect *b);
 
 #endif

@@ -17,8 +17,9 @@ struct mgb_clockinfo {
 	int64_t res_realtime_coarse_ns;
 	int64_t res_monotonic_ns;
 	int64_t res_monotonic_coarse_ns;
-	int64_t coarse_tick_ns; /* measured step of CLOCK_REALTIME_COARSE */
-	double hz;              /* 1e9 / coarse_tick_ns */
+	int64_t coarse_tick_ns;      /* the tick: CLOCK_REALTIME_COARSE's resolution, else the step seen */
+	int64_t coarse_step_seen_ns; /* the smallest step of CLOCK_REALTIME_COARSE seen (0: none) */
+	double hz;                   /* 1e9 / coarse_tick_ns */
 	char clocksource[32];   /* the kernel's current clocksource ("tsc", "kvm-clock"), or "" */
 };
 
@@ -121,6 +122,12 @@ struct mgb_mgtime_probe {
 };
 
 int mgb_mgtime_probe(const struct mgb_target *t, const struct mgb_clockinfo *ci, struct mgb_mgtime_probe *p, char *err);
+/* info's probe of one filesystem: a scratch one of type fs (in session s), or a --dir (fs NULL),
+ * made, probed and taken down; {fs, fstype, multigrain, evidence, probe: {...}}, or with
+ * multigrain null and the error. */
+struct mgb_session;
+json_t *mgb_mgtime_probe_json(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir,
+			      const struct mgb_clockinfo *ci);
 /* The probe as a cell's "multigrain" object: {"in_effect": true|false|null, "evidence": {...}},
  * null with evidence.reason when the probe could not run. */
 json_t *mgb_mgtime_evidence_json(const struct mgb_target *t, const struct mgb_clockinfo *ci);

@@ -169,6 +169,11 @@ char **mgb_vm_guest_argv(int argc, char **argv, const char **output, const char 
 /* The modules the guest needs for the --fs list (loop for image-backed ones, overlay and its
  * layers' filesystem for overlay-*), nfsd for knfsd, the NFS client for nfs3/4-mount. */
 const char **mgb_vm_module_targets(const char *list, bool knfsd, bool kernel_client, char **copy);
+/* The guest's initramfs in scratch for kernel k: the modules the --fs list (fs) and its NFS
+ * need (the kernel's module index rebuilt once when it lacks one) into g->modules and *mods,
+ * then mgb_vm_initramfs.  Its path (malloc'd), or NULL with err. */
+char *mgb_vm_guest_initramfs(struct mgb_vm_kernel *k, const char *scratch, const char *fs, bool kernel_client,
+			     struct mgb_vm_guest *g, char ***mods, char *err);
 /* The document that came back gets its "vm" object: qemu, the kernel and its source, the boot;
  * a guest that lost ticks is flagged (vm.tick_matches_config) and said, unless quiet. */
 void mgb_vm_doc_annotate(json_t *doc, const struct mgb_vm_kernel *k, const struct mgb_vm_boot *b, const char *qver,

@@ -30,6 +30,7 @@ static char t_tmpdir[256];
  * when the open case started (or, between cases, when the last one ended). */
 static const char *case_name, *last_case;
 static unsigned cases, failures_mark;
+static double case_start_s;
 static char outside_name[256];
 
 static void print_case(bool ok, const char *name)
@@ -54,6 +55,9 @@ void t_case_end(void)
 	if (!case_name)
 		return;
 	print_case(t_failures <= (int)failures_mark, case_name);
+	/* what was slow, in the test's log: a TAP comment after the case */
+	if (t_now_s() - case_start_s >= 1)
+		printf("# %s took %.1f s\n", case_name, t_now_s() - case_start_s);
 	last_case = case_name;
 	case_name = NULL;
 	failures_mark = (unsigned)t_failures;
@@ -64,7 +68,38 @@ void t_case(const char *name)
 	t_case_end();
 	flush_outside();
 	case_name = name;
+	case_start_s = t_now_s();
 	failures_mark = (unsigned)t_failures;
+}
+
+void t_case_for(const char *call, const char *label)
+{
+	/* two names: the one ending is still needed as the last case's while the next starts */
+	static char names[2][400];
+	static unsigned n;
+	char *name = names[n++ % 2];
+
+	/* the function's name, not its arguments: they are the same text every time round */
+	snprintf(name, sizeof(names[0]), "%.*s [%s]", (int)strcspn(call, "("), call, label);
+	t_case(name);
+}
+
+bool t_tier_sanitizers(void)
+{
+	const char *tier = getenv("MGB_CHECK_TIER");
+
+	return tier && !strcmp(tier, "sanitizers");
+}
+
+bool t_tier_runs_again(const char *name, const char *why)
+{
+	if (!t_tier_sanitizers())
+		return true;
+	t_case_end();
+	flush_outside();
+	printf("ok %u - %s # SKIP in the sanitizer pass: %s\n", ++cases, name, why);
+	fflush(stdout);
+	return false;
 }
 
 void t_not_judged(const char *file, int line, const char *fmt, ...)
@@ -294,7 +329,8 @@ void t_require(const struct t_needs *needs)
 			fprintf(stderr, "FAIL: %s missing (./bootstrap installs it)\n", **p ? *p : "a program configure did not find");
 			printf("Bail out! %s missing (./bootstrap installs it)\n", **p ? *p : "a program");
 			exit(T_FAIL);
-		}	if (runtime_limit(needs))
+		}
+	if (runtime_limit(needs))
 		watch_runtime(runtime_limit(needs));
 }
 
@@ -636,9 +672,9 @@ double t_check_coarse_bound(json_t *doc, json_t *cell, const char *label, double
 	double ticks;
 
 	/*
-	 * The measured tick is the smallest step the probe saw: on a busy machine it can miss ticks
-	 * and see only double steps, never shorter ones.  The kernel's own coarse resolution is its
-	 * tick length, so the shorter of the two bounds the ticks honestly.
+	 * coarse_tick_ns is the kernel's coarse resolution, its tick; an older document recorded the
+	 * smallest step its probe saw, which a busy machine doubles, never shortens.  The shorter of
+	 * the two bounds the ticks honestly either way.
 	 */
 	if (res > 0 && (tick <= 0 || res < tick))
 		tick = res;
@@ -808,4 +844,16 @@ void t_cleanup(void)
 	if (t_tmpdir[0])
 		mgb_remove_tree(t_tmpdir);
 	t_tmpdir[0] = '\0';
+}
+
+json_t *t_cost_phase(json_t *cell, const char *kind, int cycle)
+{
+	json_t *ph;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(cell, "metrics"), "phases"), i, ph)
+		if (!strcmp(json_string_value(json_object_get(ph, "kind")) ?: "", kind) &&
+		    (cycle < 0 || json_integer_value(json_object_get(ph, "cycle")) == cycle))
+			return ph;
+	return NULL;
 }

@@ -64,6 +64,29 @@ void t_case_end(void);
 		call;           \
 		t_case_end();   \
 	} while (0)
+/*
+ * A case that boots a guest or builds a kernel again along host-side C paths that an earlier
+ * case of the suite already ran (another kernel, another filesystem, the same code).  The suite's
+ * sanitizer pass ($MGB_CHECK_TIER=sanitizers, .ci/run's second pass, whose build has ASan and
+ * UBSan) runs each such path once: there the case is reported skipped, "ok N - call # SKIP
+ * why", and not run; everywhere else this is T_RUN.
+ */
+#define T_RUN_AGAIN(call, why)                  \
+	do {                                    \
+		if (t_tier_runs_again(#call, why)) \
+			T_RUN(call);            \
+	} while (0)
+bool t_tier_runs_again(const char *name, const char *why);
+/* The sanitizer pass ($MGB_CHECK_TIER=sanitizers): for a test that chooses its work by tier. */
+bool t_tier_sanitizers(void);
+/* T_RUN for a call in a loop: each case named by the function and what differs, "fn [label]". */
+#define T_RUN_FOR(label, call)              \
+	do {                                \
+		t_case_for(#call, label);   \
+		call;                       \
+		t_case_end();               \
+	} while (0)
+void t_case_for(const char *call, const char *label);
 /* End the last case, print the plan, and return main's exit code (T_PASS or T_FAIL). */
 int t_result(void);
 /* Skip the whole test, saying why on one line: for a precondition t_require() cannot name. */
@@ -134,6 +157,8 @@ char *t_slurp(const char *path);
 json_t *t_cell(json_t *doc, const char *workload, const char *fs);
 /* The same through one backend (backend.name); NULL backend: any. */
 json_t *t_cell_backend(json_t *doc, const char *workload, const char *fs, const char *backend);
+/* A cost cell's phase of a kind ("size", "ctime"...) in cycle, or in any cycle (-1): the first. */
+json_t *t_cost_phase(json_t *cell, const char *kind, int cycle);
 /* The string at a dotted path (mgb_json_path) of j, or "" if absent or not a string. */
 const char *t_str(json_t *j, const char *path);
 /* A number at a dotted path in a cell's metrics; NAN if absent or null. */

@@ -28,6 +28,9 @@ check() { # check DESCRIPTION COMMAND...: record a failure and go on
 }
 
 case "${MGB_CHECK_QUICK:-0}" in 0|"") ;; *) say "skip: slow: make check runs it, make check-quick does not"; exit 77 ;; esac
+# the nodes build and run the tarball's own mgbench, never this build: under the sanitizers only the
+# controller's compare would be this binary, and it-compare and it-fleet-compare run that
+[ "${MGB_CHECK_TIER:-}" = sanitizers ] && { say "skip: in the sanitizer pass: the nodes run the tarball's own build, not this one"; exit 77; }
 [ "$(id -u)" = 0 ] || { say "skip: needs root (mgbench vm, sshd)"; exit 77; }
 for tool in ansible-playbook /usr/sbin/sshd ssh ssh-keygen python3 qemu-system-x86_64; do
 	command -v "$tool" >/dev/null 2>&1 || { say "skip: $tool not installed (./bootstrap installs it)"; exit 77; }

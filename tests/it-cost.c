@@ -35,36 +35,27 @@ static double counter(json_t *cell, const char *key)
 	return json_is_number(v) ? json_number_value(v) : -1;
 }
 
-/* A number in a sub-object of the first phase of a kind. */
-static json_t *phase(json_t *cell, const char *kind)
+/* A warning of the cell contains text. */
+static bool warns(json_t *cell, const char *text)
 {
-	json_t *ph;
+	json_t *w;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(cell, "metrics"), "phases"), i, ph)
-		if (!strcmp(json_string_value(json_object_get(ph, "kind")), kind))
-			return ph;
-	return NULL;
+	json_array_foreach(json_object_get(cell, "warnings"), i, w)
+		if (strstr(json_string_value(w) ?: "", text))
+			return true;
+	return false;
 }
 
+/* The first phase of a kind. */
+#define phase(cell, kind) t_cost_phase(cell, kind, -1)
+
+/* A number in a sub-object (or the object itself: sub NULL) of a phase; -1 if none. */
 static double num(json_t *ph, const char *sub, const char *key)
 {
 	json_t *v = sub ? json_object_get(json_object_get(ph, sub), key) : json_object_get(ph, key);
 
 	return json_is_number(v) ? json_number_value(v) : -1;
-}
-
-/* The cycle's phase of a kind. */
-static json_t *phase_in(json_t *cell, const char *kind, int cycle)
-{
-	json_t *ph;
-	size_t i;
-
-	json_array_foreach(json_object_get(json_object_get(cell, "metrics"), "phases"), i, ph)
-		if (!strcmp(json_string_value(json_object_get(ph, "kind")), kind) &&
-		    json_integer_value(json_object_get(ph, "cycle")) == cycle)
-			return ph;
-	return NULL;
 }
 
 /*
@@ -108,9 +99,15 @@ static void poll_rate_sweep(void)
 			json_integer_value(mgb_json_path(slow, "params.poll-rate")) == 100 &&
 			!strcmp(json_string_value(mgb_json_path(fast, "params.poll-rate")) ?: "", "max"),
 		"one cell per rate, 100 then max");
-	/* paced at 100 Hz over a window of 300 ms and a little more */
-	T_CHECK(t_metric(slow, "ctime.polls_per_s") > 50 && t_metric(slow, "ctime.polls_per_s") < 150,
-		"the paced poller: %g queries/s", t_metric(slow, "ctime.polls_per_s"));
+	/* paced at 100 Hz over a window of 300 ms and a little more: never faster; slower only where
+	 * the machine did not wake the poller in time (26/s beside the suite at load 25), and then the
+	 * cell says the rate was not reached */
+	double paced = t_metric(slow, "ctime.polls_per_s");
+
+	T_CHECK(paced > 0 && paced < 150, "the paced poller: %g queries/s, asked 100", paced);
+	T_CHECK(paced >= 75 || warns(slow, "--poll-rate 100 was not reached"),
+		"the paced poller ran at %g queries/s, and its cell %s", paced,
+		warns(slow, "--poll-rate 100 was not reached") ? "says the rate was not reached" : "does not say so");
 	/* a write follows a query at most as often as either happened: both need the CPU */
 	fast_room = fmin(json_number_value(json_object_get(phase(fast, "ctime"), "writes")),
 			 json_number_value(json_object_get(phase(fast, "ctime"), "polls")));
@@ -154,10 +151,11 @@ static void poll_rate_sweep(void)
 static void timed_phases(json_t *cell, const char *fs)
 {
 	json_t *m = json_object_get(cell, "metrics"), *ph, *spread = json_object_get(m, "ctime_size_ratio_spread");
-	double r0 = num(phase_in(cell, "ctime", 0), NULL, "writes_per_s") / num(phase_in(cell, "size", 0), NULL, "writes_per_s");
-	double r1 = num(phase_in(cell, "ctime", 1), NULL, "writes_per_s") / num(phase_in(cell, "size", 1), NULL, "writes_per_s");
+	double r0 = num(t_cost_phase(cell, "ctime", 0), NULL, "writes_per_s") / num(t_cost_phase(cell, "size", 0), NULL, "writes_per_s");
+	double r1 = num(t_cost_phase(cell, "ctime", 1), NULL, "writes_per_s") / num(t_cost_phase(cell, "size", 1), NULL, "writes_per_s");
 	json_t *rates = mgb_json_path(m, "idle.counters_per_s");
 	const char *first0 = NULL, *first1 = NULL;
+	bool any_short = false;
 	size_t i;
 
 	json_array_foreach(json_object_get(m, "phases"), i, ph) {
@@ -174,7 +172,10 @@ static void timed_phases(json_t *cell, const char *fs)
 				load / 1e6, num(ph, "cpu_ns", "writer") / 1e6);
 		T_CHECK(fabs(num(ph, NULL, "writes_per_s") - writes / load * 1e9) < 1e-6 * writes / load * 1e9,
 			"%s phase %zu: the rate is its %g writes over its %g ms", fs, i, writes, load / 1e6);
-		T_CHECK(json_is_true(json_object_get(ph, "short")), "%s phase %zu: under a second is short", fs, i);
+		/* asked 600 ms, a phase is short: unless the load stretched it past a second (1241 ms seen) */
+		T_CHECK(json_is_true(json_object_get(ph, "short")) == (load < 1e9), "%s phase %zu: %g ms is %sshort", fs,
+			i, load / 1e6, load < 1e9 ? "" : "not ");
+		any_short = any_short || load < 1e9;
 		if (num(ph, NULL, "position") == 0)
 			*(num(ph, NULL, "cycle") == 0 ? &first0 : &first1) = json_string_value(json_object_get(ph, "kind"));
 	}
@@ -185,13 +186,13 @@ static void timed_phases(json_t *cell, const char *fs)
 			fabs(num(spread, NULL, "max") - fmax(r0, r1)) < 1e-9 &&
 			fabs(t_metric(cell, "ctime_size_ratio") - (r0 + r1) / 2) < 1e-9,
 		"%s: ctime/size %g is the median of the cycles' %g and %g", fs, t_metric(cell, "ctime_size_ratio"), r0, r1);
-	T_CHECK(json_is_array(json_object_get(cell, "warnings")) &&
-			strstr(json_string_value(json_array_get(json_object_get(cell, "warnings"),
-								json_array_size(json_object_get(cell, "warnings")) - 1)) ?: "",
-			       "phases wrote for under"),
+	T_CHECK(!any_short || (json_is_array(json_object_get(cell, "warnings")) &&
+			       strstr(json_string_value(json_array_get(json_object_get(cell, "warnings"),
+								       json_array_size(json_object_get(cell, "warnings")) - 1)) ?: "",
+				      "phases wrote for under")),
 		"%s: the short phases are in the cell's warnings", fs);
 	/* the background by time: the corrected figure is the raw one less the idle rate x window */
-	ph = phase_in(cell, "ctime", 0);
+	ph = t_cost_phase(cell, "ctime", 0);
 	T_CHECK(json_is_object(rates) &&
 			(json_is_number(json_object_get(rates, "block_writes_per_s")) || !strcmp(fs, "tmpfs")),
 		"%s: the idle background as rates per second (tmpfs has no device)", fs);

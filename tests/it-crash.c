@@ -9,6 +9,34 @@
 
 #include <string.h>
 
+/* Each cycle is in the document, and the counts are those of the cycles. */
+static void check_cycles(json_t *c, const char *fs)
+{
+	json_t *cycles = json_object_get(json_object_get(c, "metrics"), "cycles"), *y;
+	double lost = 0, older = 0, reused = 0, behind = 0;
+	size_t i;
+
+	T_CHECK(json_array_size(cycles) == t_metric(c, "rounds"), "%s: one record per cycle: %zu of %g", fs,
+		json_array_size(cycles), t_metric(c, "rounds"));
+	json_array_foreach(cycles, i, y) {
+		json_int_t handed = json_integer_value(json_object_get(y, "handed_ctime_ns"));
+		json_int_t back = json_integer_value(json_object_get(y, "back_ctime_ns"));
+		json_int_t next = json_integer_value(json_object_get(y, "next_ctime_ns"));
+		const char *data = json_string_value(json_object_get(y, "data_back"));
+
+		T_CHECK(json_integer_value(json_object_get(y, "round")) == (json_int_t)i + 1 && handed > 0 && back > 0 &&
+				next > 0 && data,
+			"%s: cycle %zu has its round, stamps and data", fs, i + 1);
+		lost += data && strcmp(data, "written");
+		older += back < handed;
+		reused += next == handed;
+		behind += next < handed;
+	}
+	T_CHECK(lost == t_metric(c, "writes_lost") && older == t_metric(c, "ctime_came_back_older") &&
+			reused == t_metric(c, "handed_ctime_reused") && behind == t_metric(c, "next_ctime_behind"),
+		"%s: the counts are the cycles': lost %g older %g reused %g behind %g", fs, lost, older, reused, behind);
+}
+
 int main(void)
 {
 	const char *path = t_result_path("crash.json");
@@ -36,6 +64,7 @@ int main(void)
 			stale, rounds);
 		/* unflushed, the write is gone: this kernel keeps nothing a shutdown did not write */
 		T_CHECK(lost == rounds, "%s: every unflushed write lost: %g of %g", fs, lost, rounds);
+		check_cycles(c, fs);
 	}
 	T_CHECK(!strcmp(t_str(t_cell(doc, "crash", "btrfs"), "status") ?: "", "unsupported"),
 		"btrfs (no shutdown ioctl) is unsupported");

@@ -158,9 +158,13 @@ int main(void)
 
 	t_require(&(struct t_needs){ 0 }); /* no needs: the default time limit */
 
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		T_RUN(check_command(src, commands[i][0], commands[i][1], commands[i][2]));
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		char label[200];
+
+		snprintf(label, sizeof(label), "%s%s%s", commands[i][0], commands[i][1] ? " " : "", commands[i][1] ?: "");
+		T_RUN_FOR(label, check_command(src, commands[i][0], commands[i][1], commands[i][2]));
+	}
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
-		T_RUN(check_th(src, pages[i]));
+		T_RUN_FOR(pages[i], check_th(src, pages[i]));
 	return t_result();
 }

@@ -27,16 +27,7 @@ static double num(json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : -1;
 }
 
-static json_t *phase(json_t *cell, const char *kind)
-{
-	json_t *ph;
-	size_t i;
-
-	json_array_foreach(json_object_get(json_object_get(cell, "metrics"), "phases"), i, ph)
-		if (!strcmp(json_string_value(json_object_get(ph, "kind")), kind))
-			return ph;
-	return NULL;
-}
+#define phase(cell, kind) t_cost_phase(cell, kind, -1)
 
 /* Every phase of the cell is a fio run of rounds writes with its numbers read. */
 /* rounds > 0: phases of that many writes (--phase-ms rounds); else phases of phase_ms. */
@@ -197,7 +188,7 @@ int main(void)
 	t_output_free(&o);
 	doc = t_load(path);
 	for (size_t i = 0; i < 4; i++)
-		T_RUN(complete_fio_cell(doc ? t_cell(doc, "cost", fs4[i]) : NULL, fs4[i], 50000, 0));
+		T_RUN_FOR(fs4[i], complete_fio_cell(doc ? t_cell(doc, "cost", fs4[i]) : NULL, fs4[i], 50000, 0));
 	cell = doc ? t_cell(doc, "cost", "ext4") : NULL;
 	{
 		json_t *c = phase(cell, "ctime"), *s = phase(cell, "size");

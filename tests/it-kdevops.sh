@@ -28,6 +28,8 @@ check() { # check DESCRIPTION COMMAND...: record a failure and go on
 }
 
 case "${MGB_CHECK_QUICK:-0}" in 0|"") ;; *) say "skip: slow: make check runs it, make check-quick does not"; exit 77 ;; esac
+# the nodes build and run the tarball's own mgbench, never this build (as in it-ansible)
+[ "${MGB_CHECK_TIER:-}" = sanitizers ] && { say "skip: in the sanitizer pass: the nodes run the tarball's own build, not this one"; exit 77; }
 [ "$(id -u)" = 0 ] || { say "skip: needs root (a user, sudo, sshd)"; exit 77; }
 for tool in ansible-playbook /usr/sbin/sshd ssh ssh-keygen python3 sudo useradd userdel make; do
 	command -v "$tool" >/dev/null 2>&1 || { say "skip: $tool not installed (./bootstrap installs it)"; exit 77; }

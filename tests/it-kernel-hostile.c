@@ -858,6 +858,35 @@ static void config_fragments(const char *tree)
 	refused("D29 # CONFIG_TYPO is not set", a3, "CONFIG_TYPO");
 }
 
+/* --config-only compiles nothing: it finishes while another build holds the shared work tree's
+ * lock, in a work directory of its own that it removes; a SIGKILLed one's (nobody holds it) is
+ * collected. */
+static void config_only_does_not_wait(const char *tree)
+{
+	const char *args[] = { "kernel", "build", "-q", "--source", tree, "--config-only", NULL };
+	char lock[800], pattern[800], dead[800], *out;
+	glob_t g = { 0 };
+	int fd, rc;
+
+	snprintf(dead, sizeof(dead), "%s/kbuild/config-only.0badc0de", cache);
+	mkdir(dead, 0700);
+	snprintf(lock, sizeof(lock), "%s/kbuild/build.lock", cache);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	T_CHECK(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0, "the test holds %s", lock);
+	rc = run(args, 60, &out);
+	T_CHECK(rc == 0 && strstr(out, "CONFIG_"), "--config-only finishes while build.lock is held: exit %d: %.300s",
+		rc, out);
+	free(out);
+	snprintf(pattern, sizeof(pattern), "%s/kbuild/config-only.*", cache);
+	T_CHECK(glob(pattern, 0, NULL, &g) == GLOB_NOMATCH,
+		"--config-only left no work directory, and the dead one's went (%zu left)", g.gl_pathc);
+	globfree(&g);
+	if (fd >= 0) {
+		unlink(lock);
+		close(fd);
+	}
+}
+
 /* D21: an EXTRAVERSION with ../ stays inside the cache. */
 static void version_traversal(void)
 {
@@ -1129,6 +1158,7 @@ int main(void)
 	T_RUN(config_failure_keeps_log());
 	T_RUN(bad_inputs(tree));
 	T_RUN(config_fragments(tree));
+	T_RUN(config_only_does_not_wait(tree));
 	T_RUN(config_debian_refused(tree));
 	T_RUN(bisect_git_refused());
 	T_RUN(bisect_checks_first(tree));

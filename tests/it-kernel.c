@@ -584,11 +584,12 @@ int main(void)
 	bool compiled;
 	char *release = NULL;
 
+	/* the time limit allows for kernel builds, and the wait for another build holding the shared work tree */
+	t_require(&(struct t_needs){ .root = true, .slow = true, .max_runtime_s = 14400 });
+	/* after t_require: under the test's $TMPDIR, which its watchdog removes even after a timeout */
 	snprintf(dir, sizeof(dir), "%s", tmp_path("patches"));
 	snprintf(out, sizeof(out), "%s", tmp_path("kdir"));
 	snprintf(out2, sizeof(out2), "%s", tmp_path("kdir2"));
-	/* the time limit allows for kernel builds, and the wait for another build holding the shared work tree */
-	t_require(&(struct t_needs){ .root = true, .slow = true, .max_runtime_s = 14400 });
 	T_RUN(not_a_tree());
 	T_RUN(bad_patch_fails_early());
 

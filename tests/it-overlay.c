@@ -5,6 +5,9 @@
  * layer's inodes', so the multigrain evidence and the tracepoint counts must watch the upper
  * layer's device, and the document says which device that was.  Before, the probe filtered on
  * the overlay's own device and saw "fill_mg_cmtime fired 0 times" beside 199 distinct ctimes.
+ * The workloads' files start in the lower layer (their first change is a copy-up, counted);
+ * ordering's f2 can live on the upper filesystem itself; read --reread asks whether a re-read
+ * with nothing changed moves a relatime atime, which the 2023 series' flag in tv_nsec did.
  */
 #include "config.h"
 #include "helpers.h"
@@ -63,6 +66,67 @@ static void scratch_overlays(void)
 			T_CHECK(json_is_true(json_object_get(c, keys[k])), "copy-up probe: %s on %s", keys[k],
 				i ? "overlay-ext4" : "overlay-tmpfs");
 	}
+	/* the workload's own file started in the lower layer and was copied up by its first open */
+	for (int i = 0; i < 2; i++) {
+		json_t *cell = t_cell(doc, "write", i ? "overlay-ext4" : "overlay-tmpfs");
+		static const char *const keys[] = { "copy_up.files", "copy_up.shown", "copy_up.copied_up",
+						    "copy_up.mtime_kept", "copy_up.atime_kept", "copy_up.ctime_new" };
+
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			T_CHECK(t_metric(cell, keys[k]) == 1, "write.dat: %s = %g on %s (1 expected)", keys[k],
+				t_metric(cell, keys[k]), i ? "overlay-ext4" : "overlay-tmpfs");
+	}
+	json_decref(doc);
+	t_output_free(&o);
+}
+
+/* f1 through the overlay, f2 on its upper filesystem directly: the floor holds across them; on
+ * a target that is no overlay there is no upper filesystem to use. */
+static void ordering_beside_upper(void)
+{
+	const char *path = t_result_path("ordering-upper.json");
+	const char *args[] = { "run", "ordering", "--variant", "crossfs", "--second-fs", "upper", "--fs",
+			       "overlay-tmpfs,tmpfs", "--rounds", "2000", "-q", "-o", path, NULL };
+	struct t_output o;
+	json_t *doc, *cell;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "ordering crossfs upper: exit %d: %s", o.status, o.err);
+	doc = t_load(path);
+	cell = t_cell(doc, "ordering", "overlay-tmpfs");
+	T_CHECK(!strcmp(t_str(cell, "status") ?: "", "ok"), "overlay-tmpfs: status %s: %s", t_str(cell, "status") ?: "?",
+		t_str(cell, "error") ?: "");
+	T_CHECK(!strcmp(t_str(cell, "metrics.second_fs") ?: "", "tmpfs"), "f2 on the upper tmpfs: %s",
+		t_str(cell, "metrics.second_fs") ?: "none");
+	T_CHECK(t_metric(cell, "rounds") == 2000 && t_metric(cell, "inversions") == 0,
+		"2000 rounds, no inversion across overlay and upper: %g rounds, %g inversions",
+		t_metric(cell, "rounds"), t_metric(cell, "inversions"));
+	T_CHECK(t_metric(cell, "copy_up.copied_up") == 1, "f1 copied up, f2 not: %g", t_metric(cell, "copy_up.copied_up"));
+	T_CHECK(!strcmp(t_str(t_cell(doc, "ordering", "tmpfs"), "status") ?: "", "unsupported"),
+		"--second-fs upper on plain tmpfs is unsupported: %s", t_str(t_cell(doc, "ordering", "tmpfs"), "status") ?: "?");
+	json_decref(doc);
+	t_output_free(&o);
+}
+
+/* Mainline keeps no flag in tv_nsec: a re-read with nothing changed leaves the relatime atime. */
+static void reread_keeps_atime(void)
+{
+	const char *path = t_result_path("reread.json");
+	const char *args[] = { "run", "read", "--reread", "--fs", "overlay-tmpfs", "--rounds", "100", "-q", "-o", path,
+			       NULL };
+	struct t_output o;
+	json_t *doc, *cell;
+
+	t_mgbench(&o, args);
+	T_CHECK(o.status == 0, "read --reread: exit %d: %s", o.status, o.err);
+	doc = t_load(path);
+	cell = t_cell(doc, "read", "overlay-tmpfs");
+	if (t_metric(cell, "reread.rounds") < 1)
+		T_NOT_JUDGED("no re-read found the atime newer than mtime and ctime (%g of 100)",
+			     t_metric(cell, "reread.rounds"));
+	else
+		T_CHECK(t_metric(cell, "reread.atime_moved") == 0, "re-reads that moved the atime: %g of %g",
+			t_metric(cell, "reread.atime_moved"), t_metric(cell, "reread.rounds"));
 	json_decref(doc);
 	t_output_free(&o);
 }
@@ -117,6 +181,8 @@ int main(void)
 	t_require(&(struct t_needs){ .root = true, .filesystems = "overlay,ext4,tmpfs" });
 	T_RUN(listed());
 	T_RUN(scratch_overlays());
+	T_RUN(ordering_beside_upper());
+	T_RUN(reread_keeps_atime());
 	T_RUN(dir_on_overlay());
 	t_cleanup();
 	return t_result();

@@ -184,10 +184,19 @@ int main(void)
 
 	t_require(&(struct t_needs){ .root = true, .filesystems = T_FS_ALL, .slow = true });
 	t_host_snapshot(&before);
-	for (size_t i = 0; i < MGB_ARRAY_SIZE(bad_cases); i++)
-		T_RUN(run_bad_case(&bad_cases[i]));
-	for (size_t i = 0; i < MGB_ARRAY_SIZE(cases); i++)
-		T_RUN(run_case(&cases[i]));
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(bad_cases); i++) {
+		char label[200];
+
+		snprintf(label, sizeof(label), "%s %s", bad_cases[i].args[2] ?: "", bad_cases[i].args[3] ?: "");
+		T_RUN_FOR(label, run_bad_case(&bad_cases[i]));
+	}
+	for (size_t i = 0; i < MGB_ARRAY_SIZE(cases); i++) {
+		char label[200];
+
+		snprintf(label, sizeof(label), "%s%s%s%s%s", cases[i].workload, cases[i].option ? " " : "",
+			 cases[i].option ?: "", cases[i].value ? " " : "", cases[i].value ?: "");
+		T_RUN_FOR(label, run_case(&cases[i]));
+	}
 	t_case("nothing left on the host");
 	t_host_check_clean(&before, "after rename, setxattr, meta");
 	t_cleanup();

@@ -375,7 +375,7 @@ int main(void)
 		const char *const args[] = { "run", "meta", "--op", ops[i], "--fs", T_FS_MULTIGRAIN, "--backend",
 					     "uring", "--rounds", "1000", NULL };
 
-		T_RUN(distinct_everywhere(ops[i], args, ctime_only));
+		T_RUN_FOR(ops[i], distinct_everywhere(ops[i], args, ctime_only));
 	}
 	T_RUN(zero_counts());
 	T_RUN(same_keys());

@@ -46,11 +46,14 @@ static unsigned count_lines(const char *s)
 	return n;
 }
 
-static json_t *vm_run(const char *kernel, const char *name)
+/* One boot of kernel running write (and, with_cost, cost in the same guest: one boot, two cases). */
+static json_t *vm_run(const char *kernel, const char *name, bool with_cost)
 {
 	const char *path = t_result_path(name);
-	const char *args[] = { "vm", "--quiet", "--kernel", kernel, "--", "run", "write", "--query",
-			       "every", "--fs", "ext4,tmpfs", "--rounds", "2000", "-o", path, NULL };
+	const char *args[] = { "vm", "--quiet", "--kernel", kernel, "--", "run", with_cost ? "write,cost" : "write",
+			       "--query", "every", "--fs", "ext4,tmpfs", "--rounds", "2000", "-o", path,
+			       /* cost's own: one cycle, each phase as long as its rounds take */
+			       with_cost ? "--phase-ms" : NULL, "rounds", "--cycles", "1", NULL };
 	struct t_output o;
 	json_t *doc;
 
@@ -102,33 +105,33 @@ static void check_cells(json_t *doc, const char *who, bool multigrain)
 			"%s %s: multigrain.in_effect %s", who, fs[i], multigrain ? "true" : "false");
 		if (multigrain)
 			T_CHECK(ratio == 1.0, "%s %s: distinct ratio %g, want 1.0", who, fs[i], ratio);
-		else /* at most one new stamp per tick; fewer when TCG delivers a late tick (0.46 seen) */
-			T_CHECK(per_tick > 0.2 && per_tick < 2.0 && ratio < 0.1,
-				"%s %s: distinct per tick %g (ratio %g), want about 1", who, fs[i], per_tick, ratio);
+		else { /* at most one new stamp per tick; fewer when TCG delivers a late tick (0.30 seen) */
+			T_CHECK(per_tick > 0.1 && per_tick < 2.0, "%s %s: distinct per tick %g (ratio %g), want about 1",
+				who, fs[i], per_tick, ratio);
+			/* and most rounds share a stamp, when the loop makes many rounds a tick: a TCG guest
+			 * on a busy machine made 2.8 */
+			double rounds_per_tick = ratio > 0 ? per_tick / ratio : 0;
+
+			if (rounds_per_tick < 20)
+				T_NOT_JUDGED("%s %s: distinct ratio %g: the loop made %.1f rounds a tick, not the 20 "
+					     "that would show most rounds sharing a stamp", who, fs[i], ratio, rounds_per_tick);
+			else
+				T_CHECK(ratio < 0.1, "%s %s: distinct ratio %g over %.1f rounds a tick, want under 0.1",
+					who, fs[i], ratio, rounds_per_tick);
+		}
 		fprintf(stderr, "%s %s: distinct_ratio %.4f distinct_per_tick %.3f\n", who, fs[i], ratio, per_tick);
 	}
 }
 
-/* Start a boot in the background, stop mgbench with sig once qemu runs: no qemu may remain. */
 /* cost with its default load in a guest: fio and its job files came in the initramfs, so the
  * load is fio, as on the host. */
-static void cost_in_guest(void)
+static void cost_in_guest(json_t *doc)
 {
-	const char *path = t_result_path("vm-cost.json");
-	const char *args[] = { "vm", "--quiet", "--kernel", "debian:unstable", "--", "run", "cost", "--fs", "tmpfs",
-			       "--rounds", "2000", "--phase-ms", "rounds", "--cycles", "1", "-o", path, NULL };
-	struct t_output o;
-	json_t *doc, *cell;
+	json_t *cell = t_cell(doc, "cost", "tmpfs");
 
-	t_mgbench(&o, args);
-	T_CHECK(o.status == 0, "cost in a guest: exit %d: %s", o.status, o.err);
-	t_output_free(&o);
-	doc = t_load(path);
-	cell = t_cell(doc, "cost", "tmpfs");
 	T_CHECK(cell && !strcmp(json_string_value(mgb_json_path(cell, "metrics.load.name")) ?: "", "fio"),
 		"the guest's cost ran fio (load.name %s)",
 		json_string_value(mgb_json_path(cell, "metrics.load.name")) ?: "?");
-	json_decref(doc);
 }
 
 /*
@@ -165,10 +168,15 @@ static void signal_leaves_no_qemu(int sig)
 	int status;
 	pid_t pid = t_mgbench_start(args, "/dev/null", "/dev/null");
 
-	t0 = t_now_s();
-	while (our_qemus() == 0 && t_now_s() - t0 < 120)
+	/* no fixed wait: a busy machine can take minutes to reach the boot; the test's own time
+	 * limit bounds it, and a vm that ends on its own first has failed */
+	bool ended = false;
+
+	while (our_qemus() == 0 && !(ended = waitpid(pid, &status, WNOHANG) == pid))
 		usleep(50 * 1000);
-	T_CHECK(our_qemus() > 0, "signal %d: qemu started", sig);
+	T_CHECK(!ended, "signal %d: vm ended (status %#x) before its qemu was seen", sig, status);
+	if (ended)
+		return;
 	usleep(500 * 1000);
 	kill(pid, sig);
 	waitpid(pid, &status, 0);
@@ -259,7 +267,7 @@ int main(void)
 	}
 
 	/* boot 1: 6.12, coarse; and the same cells on the host */
-	doc = vm_run("debian:6.12", "vm-6.12.json");
+	doc = vm_run("debian:6.12", "vm-6.12.json", false);
 	T_CHECK(doc && strstr(json_string_value(mgb_json_path(doc, "kernel.release")) ?: "", "6.12."),
 		"the document describes the guest kernel 6.12");
 	T_RUN(check_cells(doc, "debian:6.12", false));
@@ -297,11 +305,13 @@ int main(void)
 		t_output_free(&o);
 	}
 
-	/* boot 2: unstable, multigrain */
-	doc = vm_run("debian:unstable", "vm-unstable.json");
-	T_RUN(check_cells(doc, "debian:unstable", true));
-	json_decref(doc);
-	T_RUN(cost_in_guest());
+	/* boot 2: unstable, multigrain: another kernel along the host's same paths as boot 1 */
+	if (t_tier_runs_again("boot 2: debian:unstable and cost in its guest", "vm's paths ran in boot 1")) {
+		doc = vm_run("debian:unstable", "vm-unstable.json", true);
+		T_RUN(check_cells(doc, "debian:unstable", true));
+		T_RUN(cost_in_guest(doc));
+		json_decref(doc);
+	}
 
 	/* boot 3: a guest whose /init exits: the panic is recognised, not waited out */
 	{

@@ -119,7 +119,16 @@ static void kernel_config(json_t *doc)
 	T_CHECK(hz && atoi(hz) > 0, "CONFIG_HZ recorded from %s", json_string_value(json_object_get(cfg, "file")));
 	if (hz && atoi(hz) > 0)
 		T_CHECK(fabs(tick - 1e9 / atoi(hz)) < 0.1 * 1e9 / atoi(hz),
-			"the measured tick %.0f ns is CONFIG_HZ=%s's", tick, hz);
+			"the tick %.0f ns is CONFIG_HZ=%s's", tick, hz);
+	/* the coarse clock moves by whole ticks: more than one when the prober lost its CPU */
+	double seen = json_number_value(mgb_json_path(doc, "kernel.clocks.coarse_step_seen_ns"));
+	double ticks = tick > 0 ? seen / tick : 0;
+
+	if (seen == 0)
+		T_NOT_JUDGED("the clock probe saw no step of the coarse clock in its 200 ms: the load took its CPU");
+	else
+		T_CHECK(ticks >= 0.9 && fabs(ticks - round(ticks)) < 0.1,
+			"the smallest coarse step seen, %.0f ns, is whole ticks of %.0f ns", seen, tick);
 }
 
 int main(void)

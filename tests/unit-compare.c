@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit: compare's matching and verdicts on crafted documents (the review's cases, see
- * ../shared/reviews/compare-statistics.md): what is shown is what is tested, and what cannot be
- * judged says so. */
+/* Unit: compare's matching and verdicts on crafted documents (a statistics review's cases): what
+ * is shown is what is tested, and what cannot be judged says so. */
 #include "config.h"
 #include "compare.h"
 #include "helpers.h"
+#include "result.h"
 
 #include <math.h>
 #include <string.h>
@@ -469,9 +469,39 @@ static void identity(void)
 	json_decref(b);
 }
 
+/* Three runs whose clocksource is tsc, hpet, tsc: as guests (the clocksource is each boot's),
+ * one side "tsc / hpet"; as hosts, not one machine. */
+static void clocksource_of_runs(void)
+{
+	const char *names[3] = { "r1", "r2", "r3" }, *cs[3] = { "tsc", "hpet", "tsc" };
+	json_t *docs[3], *merged;
+	char err[512] = "";
+
+	for (int guest = 1; guest >= 0; guest--) {
+		for (unsigned i = 0; i < 3; i++) {
+			docs[i] = doc(json_pack("[o]", cell("tmpfs", 0, 2000, 2000, 1000, "ok")), 4000000);
+			json_object_set_new(json_object_get(json_object_get(docs[i], "kernel"), "clocks"), "clocksource",
+					    json_string(cs[i]));
+			if (guest)
+				json_object_set_new(docs[i], "vm", json_pack("{s:s}", "accel", "tcg"));
+		}
+		merged = mgb_compare_merge_runs(docs, names, 3, err);
+		if (guest)
+			T_CHECK(merged && !strcmp(json_string_value(mgb_json_path(merged, "kernel.clocks.clocksource")) ?: "",
+						  "tsc / hpet"),
+				"guests: one side, its clocksource \"tsc / hpet\": %s", merged ? "" : err);
+		else
+			T_CHECK(!merged && strstr(err, "clocksource"), "hosts: not one machine, named: %s", err);
+		json_decref(merged);
+		for (unsigned i = 0; i < 3; i++)
+			json_decref(docs[i]);
+	}
+}
+
 int main(void)
 {
 	T_RUN(identity());
+	T_RUN(clocksource_of_runs());
 	T_RUN(more_runs_never_weaker());
 	T_RUN(no_dilution());
 	T_RUN(review_cases());

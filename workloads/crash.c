@@ -32,6 +32,8 @@
 #define SHUTDOWN_NOLOGFLUSH 2u
 #define SHUTDOWN_LOGFLUSH 1u
 #define BLOCK 4096
+/* cycles recorded one by one in the document; the counts go on past it */
+#define CYCLES_KEPT 1000
 
 struct crash_params {
 	unsigned flush;
@@ -40,9 +42,10 @@ struct crash_params {
 static const char *const flush_choices[] = { "none", "log", NULL };
 
 static const struct mgb_option crash_options[] = {
-	{ "flush", MGB_OPT_CHOICE, offsetof(struct crash_params, flush), "none",
-	  "what the shutdown writes first: none (the log is lost, as a power cut) or log", 0, 0, NULL, flush_choices,
-	  false },
+	{ .name = "flush", .type = MGB_OPT_CHOICE, .offset = offsetof(struct crash_params, flush),
+	  .defval = "none",
+	  .help = "what the shutdown writes first: none (the log is lost, as a power cut) or log",
+	  .choices = flush_choices },
 	{ 0 },
 };
 
@@ -62,6 +65,28 @@ static void fill(char *buf, uint64_t round)
 		memcpy(buf + i, &round, sizeof(round));
 }
 
+/* What the block read back after a crash held: the round's write, the data just before it (the
+ * last cycle's change after its crash), the block synced before the first round (every change
+ * since lost), or none of these (a torn or zeroed block). */
+static const char *data_back(const char *got, const char *want, const char *before)
+{
+	char synced[BLOCK];
+
+	if (!memcmp(got, want, BLOCK))
+		return "written";
+	if (!memcmp(got, before, BLOCK))
+		return "before";
+	fill(synced, 0);
+	return memcmp(got, synced, BLOCK) ? "other" : "synced";
+}
+
+/* One crash cycle as a client would have seen it: what it was handed, what came back. */
+static json_t *cycle_json(uint64_t round, int64_t handed, int64_t back, const char *data, int64_t next)
+{
+	return json_pack("{s:I, s:I, s:I, s:s, s:I}", "round", (json_int_t)round, "handed_ctime_ns", (json_int_t)handed,
+			 "back_ctime_ns", (json_int_t)back, "data_back", data, "next_ctime_ns", (json_int_t)next);
+}
+
 static int crash_run(struct mgb_ctx *ctx)
 {
 	const struct crash_params *p = ctx->params;
@@ -69,12 +94,14 @@ static int crash_run(struct mgb_ctx *ctx)
 	struct mgb_file f;
 	struct mgb_stat st;
 	uint64_t done = 0, lost = 0, older = 0, stale = 0, reused = 0, behind = 0;
-	char want[BLOCK], got[BLOCK];
+	char want[BLOCK], got[BLOCK], before[BLOCK];
+	json_t *cycles = json_array();
 	const char *what = "open";
 	bool open_ = false;
 	int r;
 
 	if (!ctx->remount || strcmp(be->ops->name, "sync")) {
+		json_decref(cycles);
 		ctx->unsupported = true;
 		return mgb_err(ctx->err, "crash shuts a filesystem down and mounts it again: it needs a loop-mounted "
 					 "scratch filesystem (ext4, xfs, btrfs) reached by the sync backend");
@@ -92,12 +119,15 @@ static int crash_run(struct mgb_ctx *ctx)
 	mgb_measure_begin(ctx);
 	while (done < ctx->rounds) {
 		int64_t handed, back, next;
+		const char *data;
 		uint32_t flag = p->flush ? SHUTDOWN_LOGFLUSH : SHUTDOWN_NOLOGFLUSH;
 
 		what = "open";
 		if ((r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT, 0644, &f)) < 0)
 			goto fail;
 		open_ = true;
+		/* the data the file held before this round's write: what a lost write leaves */
+		memcpy(before, want, BLOCK);
 		fill(want, done + 1);
 		what = "fstat";
 		if ((r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st)) < 0)
@@ -118,6 +148,7 @@ static int crash_run(struct mgb_ctx *ctx)
 		mgb_be_close(be, &f);
 		open_ = false;
 		if (ctx->remount(ctx, ctx->err) < 0) {
+			json_decref(cycles);
 			mgb_measure_end(ctx);
 			return -1;
 		}
@@ -133,6 +164,7 @@ static int crash_run(struct mgb_ctx *ctx)
 		memset(got, 0, sizeof(got));
 		if ((r = (int)mgb_be_pread(be, &f, got, BLOCK, 0)) < 0)
 			goto fail;
+		data = data_back(got, want, before);
 		lost += memcmp(got, want, BLOCK) != 0;
 		older += back < handed;
 		/* the ctime a client was handed survived, the data it stood for did not: that client's
@@ -149,6 +181,8 @@ static int crash_run(struct mgb_ctx *ctx)
 		next = mgb_ts_ns(st.ctime);
 		reused += next == handed;
 		behind += next < handed;
+		if (done < CYCLES_KEPT)
+			json_array_append_new(cycles, cycle_json(done + 1, handed, back, data, next));
 		mgb_be_close(be, &f);
 		open_ = false;
 		done++;
@@ -164,8 +198,10 @@ static int crash_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "ctime_kept_data_lost", json_integer((json_int_t)stale));
 	json_object_set_new(ctx->metrics, "handed_ctime_reused", json_integer((json_int_t)reused));
 	json_object_set_new(ctx->metrics, "next_ctime_behind", json_integer((json_int_t)behind));
+	json_object_set_new(ctx->metrics, "cycles", cycles);
 	return 0;
 fail:
+	json_decref(cycles);
 	if (open_)
 		mgb_be_close(be, &f);
 	if (ctx->measured_begun)

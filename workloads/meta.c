@@ -13,6 +13,7 @@
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
+#include "lower.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -140,7 +141,7 @@ static int meta_run(struct mgb_ctx *ctx)
 	int64_t t0, elapsed;
 	int r;
 
-	r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
+	r = mgb_open_from_lower(ctx, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0)
 		return mgb_err(ctx->err, "%s: open: %s", FILE_NAME, strerror(-r));
 	if (op->starts_linked) {

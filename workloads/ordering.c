@@ -9,7 +9,8 @@
  * Variants:
  *   same     both files on the target, one thread
  *   crossfs  f2 on a second scratch filesystem (--second-fs): the floor is global, so ordering
- *            must hold across filesystems too
+ *            must hold across filesystems too.  --second-fs upper, on an overlay target: f2 on
+ *            the overlay's upper filesystem itself, beside the layers, reached without the overlay
  *   threads  thread A does write(f1); thread B, on another CPU, does stat(f2) write(f2) stat(f2);
  *            then A does write(f1) stat(f1).  A handshake orders the steps.
  */
@@ -19,15 +20,20 @@
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
+#include "lower.h"
 #include "workload.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 struct ordering_params {
 	unsigned variant;   /* enum variant */
@@ -38,13 +44,15 @@ enum variant { VARIANT_SAME, VARIANT_CROSSFS, VARIANT_THREADS };
 static const char *const variant_choices[] = {
 	[VARIANT_SAME] = "same", [VARIANT_CROSSFS] = "crossfs", [VARIANT_THREADS] = "threads", NULL,
 };
-static const char *const second_fs_choices[] = { "ext4", "xfs", "btrfs", "tmpfs", "ramfs", NULL };
+static const char *const second_fs_choices[] = { "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "upper", NULL };
+#define SECOND_FS_UPPER 5
 
 static const struct mgb_option ordering_options[] = {
 	{ .name = "variant", .type = MGB_OPT_CHOICE, .offset = offsetof(struct ordering_params, variant),
 	  .defval = "same", .help = "same, crossfs or threads", .choices = variant_choices },
 	{ .name = "second-fs", .type = MGB_OPT_CHOICE, .offset = offsetof(struct ordering_params, second_fs),
-	  .defval = "tmpfs", .help = "where f2 lives with --variant crossfs", .choices = second_fs_choices },
+	  .defval = "tmpfs", .help = "where f2 lives with --variant crossfs (upper: an overlay target's\n"
+	  "upper filesystem, not through the overlay)", .choices = second_fs_choices },
 	{ 0 },
 };
 
@@ -135,14 +143,17 @@ static int run_sequential(struct mgb_ctx *ctx, struct side *f1, struct side *f2,
 }
 
 /*
- * threads: `turn` counts handed-over steps.  In round k, A owns turn 2k and hands over with
- * 2k+1; B owns 2k+1 and hands back with 2k+2, after storing f2's mtime.  Release/acquire on
- * turn makes that store visible to A.  Either side sets `quit` to end the other's wait.
+ * threads: `turn` counts handed-over steps (modulo 2^32: the two sides are never more than one
+ * apart).  In round k, A owns turn 2k and hands over with 2k+1; B owns 2k+1 and hands back with
+ * 2k+2, after storing f2's mtime.  The store and load of turn are sequentially consistent, which
+ * makes that mtime visible to A and orders them against `sleepers`.  Either side sets `quit` to
+ * end the other's wait.
  */
 struct handshake {
 	struct mgb_ctx *ctx;
 	struct side *f1, *f2;
-	atomic_uint_fast64_t turn;
+	_Atomic uint32_t turn; /* also a futex word */
+	atomic_int sleepers;   /* sides waiting in futex(turn) */
 	atomic_bool quit;
 	atomic_int error; /* first -errno */
 	int64_t f2_mtime;
@@ -150,15 +161,47 @@ struct handshake {
 	int cpu[2];      /* -1: not pinned */
 };
 
-static bool wait_turn(struct handshake *h, uint64_t turn)
+/* Spins before a wait sleeps: on two free CPUs the other side hands over well within them. */
+#define SPINS_BEFORE_SLEEP 4096
+
+/*
+ * Spin for the turn, then sleep in futex(turn): on CPUs other tasks want (the suite beside two
+ * busy loops), a spinner would hold its CPU for a whole slice while the other side waits for one,
+ * and a round would cost two slices (2000 rounds on four filesystems took 397 s beside four busy loops, 27 s with the sleep).
+ */
+static bool wait_turn(struct handshake *h, uint32_t turn)
 {
-	for (unsigned spins = 1; atomic_load_explicit(&h->turn, memory_order_acquire) != turn; spins++) {
+	uint32_t now;
+
+	for (unsigned spins = 0; (now = atomic_load(&h->turn)) != turn; spins++) {
 		if (atomic_load(&h->quit))
 			return false;
-		if (spins % 1024 == 0)
-			sched_yield(); /* two noisy CPUs: let the other side run */
+		if (spins < SPINS_BEFORE_SLEEP)
+			continue;
+		atomic_fetch_add(&h->sleepers, 1);
+		/* the turn may have come after the load above: the futex sees it and returns */
+		if (atomic_load(&h->turn) == now && !atomic_load(&h->quit)) {
+			struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 }; /* a lost wake-up costs 10 ms */
+
+			syscall(SYS_futex, &h->turn, FUTEX_WAIT_PRIVATE, now, &tick, NULL, 0);
+		}
+		atomic_fetch_sub(&h->sleepers, 1);
 	}
 	return true;
+}
+
+static void hand_over(struct handshake *h, uint32_t turn)
+{
+	atomic_store(&h->turn, turn);
+	if (atomic_load(&h->sleepers))
+		syscall(SYS_futex, &h->turn, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* End the other side's wait, sleeping or not. */
+static void stop_other(struct handshake *h)
+{
+	atomic_store(&h->quit, true);
+	syscall(SYS_futex, &h->turn, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 static void fail(struct handshake *h, int r)
@@ -166,7 +209,7 @@ static void fail(struct handshake *h, int r)
 	int none = 0;
 
 	atomic_compare_exchange_strong(&h->error, &none, r);
-	atomic_store(&h->quit, true);
+	stop_other(h);
 }
 
 static void *thread_a(void *arg)
@@ -178,8 +221,8 @@ static void *thread_a(void *arg)
 	for (uint64_t k = 0; k < h->ctx->rounds && keep_going(h->ctx, k); k++) {
 		if ((r = write_step(h->f1)) < 0)
 			break;
-		atomic_store_explicit(&h->turn, 2 * k + 1, memory_order_release);
-		if (!wait_turn(h, 2 * k + 2))
+		hand_over(h, (uint32_t)(2 * k + 1));
+		if (!wait_turn(h, (uint32_t)(2 * k + 2)))
 			return NULL;
 		if ((r = write_step(h->f1)) < 0 || (r = stat_step(h->f1, &m1)) < 0)
 			break;
@@ -187,7 +230,7 @@ static void *thread_a(void *arg)
 	}
 	if (r < 0)
 		fail(h, r);
-	atomic_store(&h->quit, true);
+	stop_other(h);
 	return NULL;
 }
 
@@ -195,14 +238,14 @@ static void *thread_b(void *arg)
 {
 	struct handshake *h = arg;
 
-	for (uint64_t k = 0; wait_turn(h, 2 * k + 1); k++) {
+	for (uint64_t k = 0; wait_turn(h, (uint32_t)(2 * k + 1)); k++) {
 		int r = middle_steps(h->f2, &h->f2_mtime);
 
 		if (r < 0) {
 			fail(h, r);
 			break;
 		}
-		atomic_store_explicit(&h->turn, 2 * k + 2, memory_order_release);
+		hand_over(h, (uint32_t)(2 * k + 2));
 	}
 	return NULL;
 }
@@ -217,6 +260,7 @@ static int run_threads(struct mgb_ctx *ctx, struct side *f1, struct side *f2, st
 
 	mgb_pick_two_cpus(cpu);
 	atomic_init(&h.turn, 0);
+	atomic_init(&h.sleepers, 0);
 	atomic_init(&h.quit, false);
 	atomic_init(&h.error, 0);
 	r = mgb_thread_start_pinned(&b, cpu[1], thread_b, &h, &pinned_b);
@@ -224,7 +268,7 @@ static int run_threads(struct mgb_ctx *ctx, struct side *f1, struct side *f2, st
 		return r;
 	r = mgb_thread_start_pinned(&a, cpu[0], thread_a, &h, &pinned_a);
 	if (r < 0) {
-		atomic_store(&h.quit, true);
+		stop_other(&h);
 		pthread_join(b, NULL);
 		return r;
 	}
@@ -233,6 +277,39 @@ static int run_threads(struct mgb_ctx *ctx, struct side *f1, struct side *f2, st
 	*pinned = pinned_a && pinned_b;
 	*t = h.tally;
 	return atomic_load(&h.error);
+}
+
+/*
+ * --second-fs upper: a directory on the overlay's upper filesystem beside its layers (the
+ * target's own scratch filesystem), and a backend of the same kind there.  A served target's
+ * backend reaches one server's export only, so this is for local backends.
+ */
+static int upper_fs_up(struct mgb_ctx *ctx, struct mgb_backend *be)
+{
+	const struct mgb_target *t = ctx->target;
+	char path[4200], err[MGB_ERR_LEN];
+	int fd;
+
+	if (!t->fs || !t->fs->overlay_on || !t->mnt) {
+		ctx->unsupported = true;
+		return mgb_err(ctx->err, "--second-fs upper needs an overlay-* target");
+	}
+	if (ctx->be->ops->reach != MGB_REACH_LOCAL) {
+		ctx->unsupported = true;
+		return mgb_err(ctx->err, "--second-fs upper needs a local backend: a server exports one directory");
+	}
+	fd = open(t->mnt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || mkdirat(fd, "beside", 0700) < 0) {
+		mgb_err(ctx->err, "--second-fs upper: mkdir %s/beside: %s", t->mnt, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	snprintf(path, sizeof(path), "%s/beside", t->mnt);
+	if (mgb_backend_open(be, ctx->be->ops, ctx->be->params, path, err) < 0)
+		return mgb_err(ctx->err, "--second-fs upper: %s", err);
+	return 0;
 }
 
 /* crossfs: make the second filesystem and a backend of the same kind on it. */
@@ -263,17 +340,19 @@ static int ordering_run(struct mgb_ctx *ctx)
 	int r = -1;
 
 	if (crossfs) {
-		if (second_fs_up(ctx, second_fs_choices[p->second_fs], &t2, &be2) < 0)
+		if ((p->second_fs == SECOND_FS_UPPER ? upper_fs_up(ctx, &be2)
+						     : second_fs_up(ctx, second_fs_choices[p->second_fs], &t2, &be2)) < 0)
 			goto out;
 		f2.be = &be2;
 	}
-	r = mgb_be_open(f1.be, "ordering.f1", O_RDWR | O_CREAT | O_TRUNC, 0644, &f1.file);
+	r = mgb_open_from_lower(ctx, "ordering.f1", O_RDWR | O_CREAT | O_TRUNC, 0644, &f1.file);
 	if (r < 0) {
 		mgb_err(ctx->err, "open ordering.f1: %s", strerror(-r));
 		goto out;
 	}
 	f1_open = true;
-	r = mgb_be_open(f2.be, "ordering.f2", O_RDWR | O_CREAT | O_TRUNC, 0644, &f2.file);
+	r = crossfs ? mgb_be_open(f2.be, "ordering.f2", O_RDWR | O_CREAT | O_TRUNC, 0644, &f2.file)
+		    : mgb_open_from_lower(ctx, "ordering.f2", O_RDWR | O_CREAT | O_TRUNC, 0644, &f2.file);
 	if (r < 0) {
 		mgb_err(ctx->err, "open ordering.f2: %s", strerror(-r));
 		goto out;
@@ -296,7 +375,9 @@ static int ordering_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "tie_ratio", t.rounds ? json_real((double)t.ties / (double)t.rounds) : json_null());
 	json_object_set_new(ctx->metrics, "max_inversion_ns", json_integer(t.max_inversion_ns));
 	mgb_put_rate(ctx, "rounds_per_s", t.rounds, elapsed);
-	if (crossfs)
+	if (crossfs && p->second_fs == SECOND_FS_UPPER)
+		json_object_set_new(ctx->metrics, "second_fs", mgb_json_text(ctx->target->upper_fstype ?: "upper"));
+	else if (crossfs)
 		json_object_set_new(ctx->metrics, "second_fs", json_string(t2.fstype));
 	if (threads) {
 		/* One CPU only, or a refused affinity: the threads still alternate, unpinned, and the

@@ -22,8 +22,8 @@ struct rename_params {
 };
 
 static const struct mgb_option rename_options[] = {
-	{ "dirs", MGB_OPT_BOOL, offsetof(struct rename_params, dirs), NULL,
-	  "move the file between two subdirectories instead of within one", 0, 0, NULL, NULL, false },
+	{ .name = "dirs", .type = MGB_OPT_BOOL, .offset = offsetof(struct rename_params, dirs),
+	  .help = "move the file between two subdirectories instead of within one" },
 	{ 0 },
 };
 

@@ -56,6 +56,7 @@
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
+#include "lower.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -72,10 +73,10 @@ struct reval_params {
 };
 
 static const struct mgb_option reval_options[] = {
-	{ "size", MGB_OPT_SIZE, offsetof(struct reval_params, size), "4096",
-	  "bytes per version, written at offset 0 (at least 8)", 8, 64 << 20, NULL, NULL, false },
-	{ "sequenced", MGB_OPT_BOOL, offsetof(struct reval_params, sequenced), NULL,
-	  "alternate write and poll (only granularity misses possible)", 0, 0, NULL, NULL, false },
+	{ .name = "size", .type = MGB_OPT_SIZE, .offset = offsetof(struct reval_params, size), .defval = "4096",
+	  .help = "bytes per version, written at offset 0 (at least 8)", .min = 8, .max = 64 << 20 },
+	{ .name = "sequenced", .type = MGB_OPT_BOOL, .offset = offsetof(struct reval_params, sequenced),
+	  .help = "alternate write and poll (only granularity misses possible)" },
 	{ 0 },
 };
 
@@ -487,7 +488,7 @@ static int reval_run(struct mgb_ctx *ctx)
 	}
 	pthread_mutex_init(&rv.lock, NULL);
 	pthread_cond_init(&rv.cond, NULL);
-	r = mgb_be_open(be, "revalidate.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &rv.file);
+	r = mgb_open_from_lower(ctx, "revalidate.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &rv.file);
 	if (r < 0) {
 		fail(&rv, r, "open");
 		goto out;

@@ -11,6 +11,7 @@
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
+#include "lower.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -46,7 +47,7 @@ static int setxattr_run(struct mgb_ctx *ctx)
 	char value[24];
 	int r;
 
-	r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
+	r = mgb_open_from_lower(ctx, FILE_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0)
 		return mgb_err(ctx->err, "%s: open: %s", FILE_NAME, strerror(-r));
 	mgb_obs_init(&ctime_obs);

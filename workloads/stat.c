@@ -9,6 +9,7 @@
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
+#include "lower.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -29,12 +30,12 @@ enum stat_mask { MASK_TIMES, MASK_SIZE };
 static const char *const mask_choices[] = { [MASK_TIMES] = "times", [MASK_SIZE] = "size", NULL };
 
 static const struct mgb_option stat_options[] = {
-	{ "threads", MGB_OPT_U64, offsetof(struct stat_params, threads), "1",
-	  "query threads, each doing --rounds statx calls", 1, 64, NULL, NULL, false },
+	{ .name = "threads", .type = MGB_OPT_U64, .offset = offsetof(struct stat_params, threads), .defval = "1",
+	  .help = "query threads, each doing --rounds statx calls", .min = 1, .max = 64 },
 	{ .name = "mask", .type = MGB_OPT_CHOICE, .offset = offsetof(struct stat_params, mask), .defval = "times",
 	  .help = "what each statx asks for: times (arms the flag) or size (does not)", .choices = mask_choices },
-	{ "writer", MGB_OPT_BOOL, offsetof(struct stat_params, writer), NULL,
-	  "also run a thread that writes the file while the queries run", 0, 0, NULL, NULL, false },
+	{ .name = "writer", .type = MGB_OPT_BOOL, .offset = offsetof(struct stat_params, writer),
+	  .help = "also run a thread that writes the file while the queries run" },
 	{ 0 },
 };
 
@@ -176,7 +177,7 @@ static int stat_run(struct mgb_ctx *ctx)
 	int r;
 
 	sh.want = p->mask == MASK_SIZE ? MGB_STAT_SIZE : MGB_STAT_TIMES;
-	r = mgb_be_open(be, "stat.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &sh.file);
+	r = mgb_open_from_lower(ctx, "stat.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &sh.file);
 	if (r < 0)
 		return mgb_err(ctx->err, "open stat.dat: %s", strerror(-r));
 	qt = calloc(p->threads, sizeof(*qt));

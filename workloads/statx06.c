@@ -40,6 +40,7 @@
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
+#include "lower.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -383,7 +384,7 @@ static int run_group(struct mgb_ctx *ctx, struct group *g, uint64_t rounds, stru
 	/* A new file's stamps cannot be fine: create counts none (null). */
 	g->b.fine_stamps = g->change == CHANGE_CREATE ? -1 : 0;
 	if (g->change != CHANGE_CREATE) {
-		r = mgb_be_open(be, g->name, O_RDWR | O_CREAT | O_TRUNC, g->mode, &g->file);
+		r = mgb_open_from_lower(ctx, g->name, O_RDWR | O_CREAT | O_TRUNC, g->mode, &g->file);
 		if (r < 0)
 			return r;
 		g->open = true;

@@ -18,6 +18,7 @@
 #include "progress.h"
 #include "stop.h"
 #include "util.h"
+#include "lower.h"
 #include "workload.h"
 
 #include <fcntl.h>
@@ -38,10 +39,11 @@ static const struct mgb_opt_word query_words[] = {
 };
 
 static const struct mgb_option write_options[] = {
-	{ "size", MGB_OPT_SIZE, offsetof(struct write_params, size), "4096",
-	  "bytes written per change, at offset 0", 1, 64 << 20, NULL, NULL, false },
-	{ "query", MGB_OPT_U64, offsetof(struct write_params, query_every), "every",
-	  "statx(CTIME|MTIME) after every write, every K-th write, or none", 0, 0, query_words, NULL, false },
+	{ .name = "size", .type = MGB_OPT_SIZE, .offset = offsetof(struct write_params, size), .defval = "4096",
+	  .help = "bytes written per change, at offset 0", .min = 1, .max = 64 << 20 },
+	{ .name = "query", .type = MGB_OPT_U64, .offset = offsetof(struct write_params, query_every),
+	  .defval = "every", .help = "statx(CTIME|MTIME) after every write, every K-th write, or none",
+	  .words = query_words },
 	{ 0 },
 };
 
@@ -103,7 +105,7 @@ static int write_run(struct mgb_ctx *ctx)
 	if (!buf)
 		return mgb_err(ctx->err, "out of memory for a %llu-byte buffer", (unsigned long long)p->size);
 	memset(buf, 'w', p->size);
-	r = mgb_be_open(be, "write.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
+	r = mgb_open_from_lower(ctx, "write.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &f);
 	if (r < 0) {
 		free(buf);
 		return mgb_err(ctx->err, "open write.dat: %s", strerror(-r));

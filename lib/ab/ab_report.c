@@ -8,6 +8,7 @@
 #include "config.h"
 #include "ab_internal.h"
 #include "compare.h"
+#include "doc.h"
 #include "plot.h"
 #include "result.h"
 #include "util.h"
@@ -17,8 +18,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#define MAX_BOOTS 256
 
 /* name in the directory, whole: bytes, or (text == NULL) a JSON value */
 static int write_file(const struct mgb_ab_state *st, const char *name, const char *text, size_t len, json_t *json,
@@ -166,8 +165,8 @@ static unsigned draw_pictures(const struct mgb_ab_state *st, json_t *sides[2], c
 int mgb_ab_report(const struct mgb_ab_state *st, char *err)
 {
 	const struct mgb_ab *ab = st->ab;
-	json_t *docs[2][MAX_BOOTS], *sides[2] = { 0 }, *cmp = NULL;
-	char paths[2][MAX_BOOTS][80], *side_paths[2] = { 0 }, labels[2][200], pictures[16][64];
+	json_t *docs[2][MGB_DOCS_MAX], *sides[2] = { 0 }, *cmp = NULL;
+	char paths[2][MGB_DOCS_MAX][80], *side_paths[2] = { 0 }, labels[2][200], pictures[16][64];
 	const char *plabels[2] = { labels[0], labels[1] }, *picture_names[16];
 	unsigned ndocs[2] = { 0 }, npictures;
 	char *txt = NULL, *md = NULL;
@@ -178,7 +177,7 @@ int mgb_ab_report(const struct mgb_ab_state *st, char *err)
 		const struct mgb_ab_boot *b = &st->order[i];
 		json_t *doc = mgb_ab_boot_doc(st, b);
 
-		if (!doc || ndocs[b->side] >= MAX_BOOTS) {
+		if (!doc || ndocs[b->side] >= MGB_DOCS_MAX) {
 			json_decref(doc);
 			mgb_err(err, "boot %u of %c has no whole document", b->index, 'A' + b->side);
 			goto out;
@@ -187,7 +186,7 @@ int mgb_ab_report(const struct mgb_ab_state *st, char *err)
 		docs[b->side][ndocs[b->side]++] = doc;
 	}
 	for (int s = 0; s < 2; s++) {
-		const char *pp[MAX_BOOTS];
+		const char *pp[MGB_DOCS_MAX];
 
 		for (unsigned d = 0; d < ndocs[s]; d++)
 			pp[d] = paths[s][d];

@@ -56,14 +56,16 @@
 const char *const mgb_nfs_servers[] = { "ganesha", "knfsd", NULL };
 
 const struct mgb_option mgb_nfs_options[] = {
-	{ "nfs-url", MGB_OPT_STRING, offsetof(struct mgb_nfs_params, url), NULL,
-	  "nfs: use this server (nfs://host/export[?args]) instead of an embedded nfs-ganesha", 0, 0, NULL,
-	  NULL, false },
-	{ "nfs-timeout", MGB_OPT_U64, offsetof(struct mgb_nfs_params, timeout_s), "5",
-	  "nfs: seconds an NFS call may take before the cell fails", 1, 600, NULL, NULL, false },
-	{ "nfs-server", MGB_OPT_CHOICE, offsetof(struct mgb_nfs_params, server), "ganesha",
-	  "nfs: the server started for each cell: ganesha (an embedded nfs-ganesha) or knfsd (the kernel's "
-	  "nfsd, inside a guest of mgbench vm only)", 0, 0, NULL, mgb_nfs_servers, false },
+	{ .name = "nfs-url", .type = MGB_OPT_STRING, .offset = offsetof(struct mgb_nfs_params, url),
+	  .help = "nfs: use this server (nfs://host/export[?args]) instead of an embedded nfs-ganesha" },
+	{ .name = "nfs-timeout", .type = MGB_OPT_U64, .offset = offsetof(struct mgb_nfs_params, timeout_s),
+	  .defval = "5", .help = "nfs: seconds an NFS call may take before the cell fails", .min = 1,
+	  .max = 600 },
+	{ .name = "nfs-server", .type = MGB_OPT_CHOICE, .offset = offsetof(struct mgb_nfs_params, server),
+	  .defval = "ganesha",
+	  .help = "nfs: the server started for each cell: ganesha (an embedded nfs-ganesha) or knfsd (the kernel's "
+	  "nfsd, inside a guest of mgbench vm only)",
+	  .choices = mgb_nfs_servers },
 	{ 0 },
 };
 
@@ -114,7 +116,7 @@ static struct nfs_priv *priv_of(struct mgb_backend *be)
  * Is a call still queued on c's context?  A synchronous libnfs call that returns early (the
  * connection reset, a signal interrupting its poll) leaves its request queued, and the request's
  * callback data was on that call's stack frame: any later call on the context, its destroy
- * included, runs the callback into a dead frame (reliability review D2, sahlberg/libnfs#305).
+ * included, runs the callback into a dead frame (sahlberg/libnfs#305).
  */
 static bool context_busy(struct nfs_context *nfs)
 {
@@ -160,7 +162,7 @@ static void context_end(struct nfs_context *nfs)
  * that timed out.  A client whose connection failed or timed out, or that has a call in flight,
  * is not used again: each later call would wait out the timeout once more, or worse, see above.
  * While a stop is requested any failure is the stop's doing: the signal that asked for it ended
- * libnfs's poll, which it reports as -EIO (or -1), and the cell is interrupted, not failed (M7).
+ * libnfs's poll, which it reports as -EIO (or -1), and the cell is interrupted, not failed.
  */
 static int cerr(struct nfs_client *c, int r)
 {

@@ -52,13 +52,13 @@ struct uring_params {
 };
 
 static const struct mgb_option uring_options[] = {
-	{ "depth", MGB_OPT_U64, offsetof(struct uring_params, depth), "1",
-	  "io_uring: requests kept in flight by write --query none|K and stat", 1, 4096, NULL, NULL, false },
-	{ "link", MGB_OPT_BOOL, offsetof(struct uring_params, link), NULL,
-	  "io_uring: a write and its statx as one linked pair (IOSQE_IO_LINK), one io_uring_enter",
-	  0, 0, NULL, NULL, false },
-	{ "sqpoll", MGB_OPT_BOOL, offsetof(struct uring_params, sqpoll), NULL,
-	  "io_uring: a kernel thread submits (IORING_SETUP_SQPOLL)", 0, 0, NULL, NULL, false },
+	{ .name = "depth", .type = MGB_OPT_U64, .offset = offsetof(struct uring_params, depth), .defval = "1",
+	  .help = "io_uring: requests kept in flight by write --query none|K and stat", .min = 1,
+	  .max = 4096 },
+	{ .name = "link", .type = MGB_OPT_BOOL, .offset = offsetof(struct uring_params, link),
+	  .help = "io_uring: a write and its statx as one linked pair (IOSQE_IO_LINK), one io_uring_enter" },
+	{ .name = "sqpoll", .type = MGB_OPT_BOOL, .offset = offsetof(struct uring_params, sqpoll),
+	  .help = "io_uring: a kernel thread submits (IORING_SETUP_SQPOLL)" },
 	{ 0 },
 };
 

@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Deeper than any tree mgbench makes (a kernel's is about 12); each level holds one descriptor. */
@@ -131,4 +133,24 @@ void mgb_remove_tree(const char *path)
 	if (dirfd >= 0)
 		close(dirfd);
 	free(copy);
+}
+
+int mgb_mkdir_random_at(int dirfd, const char *prefix, char *name, size_t len)
+{
+	for (unsigned tries = 0; tries < 100; tries++) {
+		uint32_t r = 0;
+
+		/* getrandom only fails without entropy early in boot: the clock still varies */
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r ^= (uint32_t)mgb_clock_ns(CLOCK_MONOTONIC) * 2654435761u + tries;
+		if ((size_t)snprintf(name, len, "%s%08x", prefix, r) >= len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (!mkdirat(dirfd, name, 0700))
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1; /* errno is EEXIST: no free name */
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int mgb_err(char *err, const char *fmt, ...)
@@ -216,4 +217,21 @@ bool mgb_kernel_has_fs(const char *name)
 	if (f)
 		fclose(f);
 	return found;
+}
+
+void mgb_time_name(char *buf, size_t len, const char *prefix, bool utc)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[32] = "";
+
+	if (utc ? gmtime_r(&now, &tm) : localtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, len, "%s-%s", prefix, when);
+}
+
+const char *mgb_printable_into(char *buf, size_t len, const char *text)
+{
+	snprintf(buf, len, "%s", text ?: "");
+	return mgb_printable(buf);
 }

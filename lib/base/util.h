@@ -52,6 +52,8 @@ static inline char mgb_printable_char(char c)
 char *mgb_printable(char *s);
 /* The same into a new string (malloc'd, never NULL: aborts without memory); NULL reads as "". */
 char *mgb_printable_dup(const char *s);
+/* text (NULL reads as "") copied into buf, cut to len, and made printable there: buf. */
+const char *mgb_printable_into(char *buf, size_t len, const char *text);
 /* How many bytes of s, at most max, end on a character boundary of UTF-8: where s can be cut. */
 size_t mgb_utf8_cut(const char *s, size_t max);
 
@@ -117,6 +119,14 @@ int mgb_remove_tree_at(int dirfd, const char *name);
 int mgb_remove_contents(int dirfd);
 /* rmdir name in dirfd only if it is still the directory want describes (dev and inode). */
 int mgb_rmdir_if_same(int dirfd, const char *name, const struct stat *want);
+
+/* A new directory (0700) in dirfd named prefix and 8 random hex digits, its name in name: 0, or
+ * -1 with errno (EEXIST: no free name after 100 tries).  A name nobody can guess or squat on. */
+int mgb_mkdir_random_at(int dirfd, const char *prefix, char *name, size_t len);
+
+/* "prefix-YYYYmmdd-HHMMSS" for now, in UTC or local time: the default name of what a command
+ * writes (a document, a directory of them). */
+void mgb_time_name(char *buf, size_t len, const char *prefix, bool utc);
 
 /* mkdir -p; 0 or -1 with err set. */
 int mgb_mkdirs(const char *path, char *err);

@@ -6,7 +6,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* Metrics that must be zero on a kernel that keeps its promises (DESIGN.md, "Metrics"). */
+/* Metrics that must be zero on a kernel that keeps its timestamp promises: any count above zero
+ * is a kernel bug, never noise, so --check fails on it. */
 static const char *const invariant_keys[] = {
 	"backwards",         /* a stamp earlier than the previous one of the same inode */
 	"future",            /* a stamp later than CLOCK_REALTIME read after the query */

@@ -31,6 +31,12 @@ json_t *mgb_compare(json_t *const *docs, const char *const *paths, unsigned ndoc
  * run; NULL with err when they come from different machines or kernels. */
 json_t *mgb_compare_merge_runs(json_t *const *docs, const char *const *paths, unsigned n, char *err);
 
+/* Each side s as one document (its runs merged as above; one run is that document) in sides[s],
+ * named by the paths of its runs in names[s] (malloc'd): side_of[d] is document d's side.  -1
+ * with err when a side's runs cannot be merged (sides and names made so far stay to free). */
+int mgb_compare_sides(json_t *const *docs, const char *const *paths, unsigned ndocs, const unsigned *side_of,
+		      unsigned nsides, json_t **sides, char **names, char *err);
+
 /* How many filesystems a document's cells are on; *one is one of them. */
 unsigned mgb_compare_fs_count(json_t *doc, const char **one);
 
@@ -56,6 +62,14 @@ enum mgb_gate {
 int mgb_compare_gate(json_t *cmp, const char *const *names, unsigned n, FILE *msgs, char *err);
 /* The first of names that matches no compared column, or NULL. */
 const char *mgb_compare_unknown_metric(json_t *cmp, const char *const *names, unsigned n);
+/*
+ * Whether a metric name (as the gate and --metrics match one) is a column of one of the n
+ * workloads: checked before anything runs (ab's --fail-on-regression, kernel bisect's --metric).
+ * cols, when not NULL, gets the columns' headers for the message (cut to len).
+ */
+struct mgb_workload;
+bool mgb_compare_column_known(const struct mgb_workload *const *w, unsigned n, const char *name, char *cols,
+			      size_t len);
 /* Whether any matched cell is of a workload this mgbench knows (has columns to judge). */
 bool mgb_compare_any_known(json_t *cmp);
 

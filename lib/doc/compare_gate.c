@@ -6,6 +6,7 @@
 #include "config.h"
 #include "compare.h"
 #include "util.h"
+#include "workload.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -107,4 +108,21 @@ const char *mgb_compare_unknown_metric(json_t *cmp, const char *const *names, un
 			return names[x];
 	}
 	return NULL;
+}
+
+bool mgb_compare_column_known(const struct mgb_workload *const *w, unsigned n, const char *name, char *cols,
+			      size_t len)
+{
+	size_t used = 0;
+
+	if (cols && len)
+		*cols = '\0';
+	for (unsigned i = 0; i < n; i++)
+		for (const struct mgb_column *c = w[i] ? w[i]->columns : NULL; c && c->header; c++) {
+			if (mgb_compare_name_matches(name, c->path, c->header))
+				return true;
+			if (cols && used < len)
+				used += (size_t)snprintf(cols + used, len - used, "%s%s", used ? ", " : "", c->header);
+		}
+	return false;
 }

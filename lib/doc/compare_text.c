@@ -20,10 +20,7 @@ const char *mgb_compare_safe(const char *text)
 {
 	static char ring[6][1024];
 	static unsigned next;
-	char *buf = ring[next++ % 6];
-
-	snprintf(buf, sizeof(ring[0]), "%s", text ?: "");
-	return mgb_printable(buf);
+	return mgb_printable_into(ring[next++ % 6], sizeof(ring[0]), text);
 }
 
 char mgb_compare_letter(size_t d)

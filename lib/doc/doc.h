@@ -15,8 +15,12 @@
 /* Larger documents are refused.  mgbench writes a few KB a cell (at most 64 step ranges a
  * stamp), so 32 MiB is thousands of cells; a parsed document takes about 30 times its size
  * (a crafted 136 MB one took 4 GB to report), so a cap far above what mgbench writes is memory
- * any document could take (issue 36, L9). */
+ * any document could take (issue 36). */
 #define MGB_DOC_MAX_BYTES (32L << 20)
+
+/* The most documents one command reads at once (report, compare, ab's boots of a side): ab's
+ * 64 boots a side four times over.  A document may take 32 MiB and more parsed, so some bound. */
+#define MGB_DOCS_MAX 256
 
 /* The document at path, checked; NULL with err set ("FILE: what is wrong"). */
 json_t *mgb_doc_read(const char *path, char *err);

@@ -2,11 +2,13 @@
 /* gnuplot scripts for result documents (see plot.h). */
 #include "config.h"
 #include "plot.h"
+#include "compare.h"
 #include "result.h"
 #include "stats.h"
 #include "util.h"
 #include "workload.h"
 
+#include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -680,5 +682,46 @@ int mgb_plot_script(FILE *out, json_t *const *docs, const char *const *labels, u
 			return mgb_err(err, "%s has no ratio column (try --kind counts or rate)", w->name);
 		snprintf(title, sizeof(title), "%s: %s per filesystem", w->name, c->path);
 		return plot_bars(out, docs, labels, ndocs, p, c, title, err);
+	}
+}
+
+/* Each document holds cells of the workload drawn, or plot names the one that does not. */
+int mgb_plot_check_workload(json_t *const *docs, char *const *paths, unsigned ndocs, const char *workload,
+			    char *err)
+{
+	for (unsigned d = 0; d < ndocs; d++) {
+		size_t i;
+		json_t *cell;
+		bool found = false;
+
+		json_array_foreach(json_object_get(docs[d], "cells"), i, cell)
+			found |= !strcmp(json_string_value(json_object_get(cell, "workload")) ?: "", workload);
+		if (!found)
+			return mgb_err(err, "%s: no %s cells (choose another with --workload)", paths[d], workload);
+	}
+	return 0;
+}
+
+/* Legends: what tells the documents apart, the kernel (and mg) or else the file name. */
+void mgb_plot_labels(json_t *const *docs, char *const *paths, unsigned ndocs, char **labels)
+{
+	bool distinct = true;
+
+	for (unsigned d = 0; d < ndocs; d++)
+		labels[d] = mgb_doc_describe(docs[d]);
+	for (unsigned d = 0; d < ndocs; d++)
+		for (unsigned e = d + 1; e < ndocs; e++)
+			distinct &= strcmp(labels[d], labels[e]) != 0;
+	if (distinct && ndocs > 1)
+		return;
+	for (unsigned d = 0; d < ndocs; d++) {
+		char *copy = strdup(paths[d]), *dot;
+
+		free(labels[d]);
+		labels[d] = strdup(basename(copy));
+		dot = strrchr(labels[d], '.');
+		if (dot && !strcmp(dot, ".json"))
+			*dot = '\0';
+		free(copy);
 	}
 }

@@ -51,4 +51,11 @@ int mgb_plot_draw(const char *script, size_t len, const struct mgb_plot *p, char
 /* A text picture of several documents names them A, B, ...: the legend naming them, appended. */
 int mgb_plot_add_legend(char **pic, size_t *size, char *const *labels, unsigned ndocs, char *err);
 
+/* Each document holds cells of the workload drawn; else -1 with err naming the one that does not. */
+int mgb_plot_check_workload(json_t *const *docs, char *const *paths, unsigned ndocs, const char *workload,
+			    char *err);
+/* Legends (labels[d] malloc'd): what tells the documents apart, the kernel (and multigrain), or
+ * else each file's name without .json. */
+void mgb_plot_labels(json_t *const *docs, char *const *paths, unsigned ndocs, char **labels);
+
 #endif

@@ -102,14 +102,6 @@ static void print_params(FILE *out, const struct mgb_workload *w, json_t *params
 		fputc('\n', out);
 }
 
-/* A name from a document, safe for a terminal and for cutting to a column: control characters
- * (half an escape sequence, a newline, a C1 control, a bidi override) become '?'. */
-static const char *printable(char *buf, size_t len, const char *text)
-{
-	snprintf(buf, len, "%s", text ?: "");
-	return mgb_printable(buf);
-}
-
 /* Under each block, where multigrain was in effect (the cells' own probe), so a pasted table
  * says what kind of kernel and filesystem made it. */
 struct mg_line {
@@ -120,7 +112,8 @@ static void mg_line_add(struct mg_line *l, json_t *cell)
 {
 	json_t *in_effect = json_object_get(json_object_get(cell, "multigrain"), "in_effect");
 	char fsname[64];
-	const char *fs = printable(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs")) ?: "?");
+	const char *fs =
+		mgb_printable_into(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs")) ?: "?");
 	char *list = json_is_true(in_effect) ? l->yes : json_is_false(in_effect) ? l->no : l->unknown;
 	size_t n = strlen(list);
 
@@ -159,7 +152,8 @@ static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *ro
 	json_array_foreach(rows, i, row) {
 		char label[64];
 
-		fprintf(out, "  %-10.10s", printable(label, sizeof(label), json_string_value(json_object_get(row, "label"))));
+		fprintf(out, "  %-10.10s",
+			mgb_printable_into(label, sizeof(label), json_string_value(json_object_get(row, "label"))));
 		for (const struct mgb_column *c = w->columns; c->header; c++)
 			print_value(out, mgb_json_path(json_object_get(row, "metrics"), c->path), c->format);
 		fputc('\n', out);
@@ -185,8 +179,12 @@ static void print_server(FILE *out, json_t *server, json_t *bm)
 		return; /* --nfs-url: the URL is among the options */
 	fputs(", ", out);
 	mgb_format_ns(when, sizeof(when), (double)json_integer_value(start));
-	fprintf(out, "%s %s up in %s", printable(software, sizeof(software), json_string_value(json_object_get(server, "software")) ?: "?"),
-		printable(version, sizeof(version), json_string_value(json_object_get(server, "version")) ?: "?"), when);
+	fprintf(out, "%s %s up in %s",
+		mgb_printable_into(software, sizeof(software),
+				   json_string_value(json_object_get(server, "software")) ?: "?"),
+		mgb_printable_into(version, sizeof(version),
+				   json_string_value(json_object_get(server, "version")) ?: "?"),
+		when);
 }
 
 /*
@@ -222,17 +220,17 @@ static void print_backend_line(FILE *out, json_t *cell)
 
 	if (!json_object_size(opts) && !json_object_size(bm))
 		return;
-	fprintf(out, "      %s", printable(name, sizeof(name), json_string_value(json_object_get(b, "name"))));
+	fprintf(out, "      %s", mgb_printable_into(name, sizeof(name), json_string_value(json_object_get(b, "name"))));
 	json_object_foreach(opts, key, v) {
 		if (json_is_false(v) || json_is_null(v))
 			continue;
-		printable(k, sizeof(k), key);
+		mgb_printable_into(k, sizeof(k), key);
 		if (json_is_true(v))
 			fprintf(out, " %s", k);
 		else if (json_is_integer(v))
 			fprintf(out, " %s=%lld", k, (long long)json_integer_value(v));
 		else if (json_is_string(v))
-			fprintf(out, " %s=%s", k, printable(val, sizeof(val), json_string_value(v)));
+			fprintf(out, " %s=%s", k, mgb_printable_into(val, sizeof(val), json_string_value(v)));
 	}
 	if (json_is_number(ratio) && json_is_number(wratio) && json_integer_value(json_object_get(bm, "writes")))
 		fprintf(out, ": punted %.1f%% of writes, %.1f%% of all", 100 * json_number_value(wratio),
@@ -242,7 +240,8 @@ static void print_backend_line(FILE *out, json_t *cell)
 			(long long)json_integer_value(json_object_get(bm, "requests")));
 	else if (bm && !json_object_get(cell, "server"))
 		fprintf(out, ": punts not counted (%s)",
-			printable(val, sizeof(val), json_string_value(json_object_get(bm, "punted_reason")) ?: "no tracepoint"));
+			mgb_printable_into(val, sizeof(val),
+					   json_string_value(json_object_get(bm, "punted_reason")) ?: "no tracepoint"));
 	print_server(out, json_object_get(cell, "server"), bm);
 	fputc('\n', out);
 }
@@ -288,17 +287,22 @@ void mgb_report_print(FILE *out, json_t *doc)
 			free(key);
 		}
 		mg_line_add(&mg, cell);
-		fprintf(out, "%-*.*s%-6.6s", fsw, fsw, printable(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs"))),
-			printable(via, sizeof(via), mgb_cell_backend(cell)));
+		fprintf(out, "%-*.*s%-6.6s", fsw, fsw,
+			mgb_printable_into(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs"))),
+			mgb_printable_into(via, sizeof(via), mgb_cell_backend(cell)));
 		if (!json_is_object(metrics)) {
-			fprintf(out, " %s:\n", printable(status, sizeof(status), json_string_value(json_object_get(cell, "status"))));
+			fprintf(out, " %s:\n",
+				mgb_printable_into(status, sizeof(status),
+						   json_string_value(json_object_get(cell, "status"))));
 			mgb_print_wrapped(out, json_string_value(json_object_get(cell, "error")) ?: "", 4);
 			continue;
 		}
 		for (const struct mgb_column *c = w->columns; c->header; c++)
 			print_value(out, mgb_metric_path(w, metrics, c->path), c->format);
 		if (strcmp(json_string_value(json_object_get(cell, "status")) ?: "", "ok"))
-			fprintf(out, " (%s)", printable(status, sizeof(status), json_string_value(json_object_get(cell, "status"))));
+			fprintf(out, " (%s)",
+				mgb_printable_into(status, sizeof(status),
+						   json_string_value(json_object_get(cell, "status"))));
 		fputc('\n', out);
 		print_backend_line(out, cell);
 		print_extra_rows(out, w, json_object_get(cell, MGB_REPORT_ROWS));

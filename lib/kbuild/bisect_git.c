@@ -226,7 +226,7 @@ const char *mgb_bisect_git_label(struct mgb_bisect_git *g, size_t k)
 		if (!g->labels[k])
 			g->labels[k] = strndup(g->commits[k], 12);
 		/* a subject is anyone's text: no escape sequence, C1 control or bidi override from it
-		 * reaches the terminal (L2) */
+		 * reaches the terminal */
 		if (g->labels[k])
 			mgb_printable(g->labels[k]);
 	}
@@ -236,7 +236,7 @@ const char *mgb_bisect_git_label(struct mgb_bisect_git *g, size_t k)
 /*
  * Not through mgb_capture, which stops its child at once when a stop has been requested: after
  * SIGINT this is the cleanup itself, and the user's repository kept a stale, prunable worktree
- * entry (L3).  git's output goes to /dev/null; a failure is no one's to report.
+ * entry.  git's output goes to /dev/null; a failure is no one's to report.
  */
 void mgb_bisect_git_remove_worktree(struct mgb_bisect_git *g)
 {

@@ -29,6 +29,9 @@
 
 static const char *const outputs[] = { "bzImage", "vmlinux", ".config", "build.log", "manifest.json" };
 
+/* --config-only's private work directories in kbuild/: this, then random hex digits. */
+#define CONFIG_ONLY_PREFIX "config-only."
+
 /* The tools a kernel build needs, each with the Debian package that has it. */
 static int check_tools(bool debian, char *err)
 {
@@ -232,21 +235,15 @@ static int swap_into_place(struct output *o, const char *tmp, int tmpfd, const c
  * holds one build or the other, never a mix. */
 static int export_to(const char *dir, struct output *o, const char *output, const json_t *hashes, char *err)
 {
-	char from[PATH_MAX], to[PATH_MAX], tmp[NAME_MAX + 1] = "";
+	char from[PATH_MAX], to[PATH_MAX], tmp[NAME_MAX + 1] = "", prefix[NAME_MAX + 1];
 	int tmpfd = -1, rc = -1;
 
-	for (unsigned tries = 0; !tmp[0] && tries < 100; tries++) {
-		uint32_t r = (uint32_t)mgb_clock_ns(CLOCK_MONOTONIC) * 2654435761u + tries;
-
-		snprintf(tmp, sizeof(tmp), ".%.200s.%08x", o->name, r);
-		if (mkdirat(o->parentfd, tmp, 0700)) {
-			if (errno != EEXIST)
-				return mgb_err(err, "cannot create %s beside %s: %s", tmp, output, strerror(errno));
-			tmp[0] = '\0';
-		}
-	}
-	if (!tmp[0])
+	snprintf(prefix, sizeof(prefix), ".%.200s.", o->name);
+	if (mgb_mkdir_random_at(o->parentfd, prefix, tmp, sizeof(tmp))) {
+		if (errno != EEXIST)
+			return mgb_err(err, "cannot create %s beside %s: %s", tmp, output, strerror(errno));
 		return mgb_err(err, "cannot create a directory beside %s", output);
+	}
 	tmpfd = openat(o->parentfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (tmpfd < 0) {
 		mgb_err(err, "cannot open %s beside %s: %s", tmp, output, strerror(errno));
@@ -397,48 +394,74 @@ static json_t *outputs_sha256(const char *dir, char *err)
 	return h;
 }
 
-/* Build into j->work, then move the outputs to j->key_dir.  The log is kept on failure. */
-static int build(struct job *j, char *err)
-{
-	struct mgb_kbuild *b = j->b;
-	char src[PATH_MAX / 2], obj[PATH_MAX / 2], log[PATH_MAX / 2], p[PATH_MAX], tmpdir[PATH_MAX], jobs[32], ostr[PATH_MAX + 2];
-	int64_t start = mgb_clock_ns(CLOCK_MONOTONIC);
-	int logfd = -1, rc = -1, st;
-	size_t kept = 0;
-	FILE *logf = NULL;
-	json_t *m = NULL, *pl, *hashes = NULL;
-	char *release = NULL, config_sha[65];
-	/* on Debian's config, the fragment without its timekeeping section (kbuild_debian.c) */
-	const char *fragment = b->config_debian ? j->deb.fragment : mgb_kbuild_fragment;
+/* One build's files in its work directory, and its log, open while it runs. */
+struct build_files {
+	char src[PATH_MAX / 2], obj[PATH_MAX / 2], log[PATH_MAX / 2], config[PATH_MAX];
+	char jobs[32], ostr[PATH_MAX + 2];
+	int logfd;
+	FILE *logf;
+};
 
-	tmpdir[0] = '\0';
+static void close_log(struct build_files *f)
+{
+	if (f->logfd >= 0)
+		close(f->logfd);
+	if (f->logf)
+		fclose(f->logf);
+	f->logfd = -1;
+	f->logf = NULL;
+}
+
+/* The work directory, made if missing, and its build.log started afresh. */
+static int open_log(const struct job *j, struct build_files *f, char *err)
+{
+	f->logfd = -1;
+	f->logf = NULL;
 	if (strlen(j->work) > PATH_MAX / 2 - 64)
 		return mgb_err(err, "the cache's path is too long: %s", j->work);
-
-	snprintf(src, sizeof(src), "%s/src", j->work);
-	snprintf(obj, sizeof(obj), "%s/obj", j->work);
-	snprintf(log, sizeof(log), "%s/build.log", j->work);
-	snprintf(jobs, sizeof(jobs), "-j%u", b->jobs);
-	snprintf(ostr, sizeof(ostr), "O=%s", obj);
+	snprintf(f->src, sizeof(f->src), "%s/src", j->work);
+	snprintf(f->obj, sizeof(f->obj), "%s/obj", j->work);
+	snprintf(f->log, sizeof(f->log), "%s/build.log", j->work);
+	snprintf(f->config, sizeof(f->config), "%s/.config", f->obj);
+	snprintf(f->jobs, sizeof(f->jobs), "-j%u", j->b->jobs);
+	snprintf(f->ostr, sizeof(f->ostr), "O=%s", f->obj);
 	if (mgb_mkdirs(j->work, err))
 		return -1;
-	if ((logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0 ||
-	    !(logf = fdopen(dup(logfd), "a")))
-		return mgb_err(err, "cannot write %s: %s", log, strerror(errno));
+	if ((f->logfd = open(f->log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0 ||
+	    !(f->logf = fdopen(dup(f->logfd), "a")))
+		return mgb_err(err, "cannot write %s: %s", f->log, strerror(errno));
+	return 0;
+}
+
+/* src/ holds the source with the series applied: the kept tree brought to the longest common
+ * prefix of the patches, or a fresh copy, then the rest applied. */
+static int prepare_tree(struct job *j, struct build_files *f, char *err)
+{
+	struct mgb_kbuild *b = j->b;
+	size_t kept = 0;
+	char p[PATH_MAX];
+
 	stage(j, "preparing the work tree from %s", j->src.tree);
-	if (mgb_kb_tree_prepare(j->work, j->base, j->src.tree, j->src.id, j->patches, j->npatches, b->fuzz, logfd, logf, &kept,
-				&b->tree_kept, err)) {
-		if (!mgb_stop_requested() && !keep_log(j, log, p, sizeof(p)))
+	if (mgb_kb_tree_prepare(j->work, j->base, j->src.tree, j->src.id, j->patches, j->npatches, b->fuzz, f->logfd,
+				f->logf, &kept, &b->tree_kept, err)) {
+		if (!mgb_stop_requested() && !keep_log(j, f->log, p, sizeof(p)))
 			snprintf(err + strlen(err), MGB_ERR_LEN - strlen(err), ": see %s", p);
-		goto out;
+		return -1;
 	}
 	b->patches_kept = kept;
 	for (size_t i = kept; i < j->npatches; i++) {
 		stage(j, "applying %s", j->patches[i].name);
-		if (stopped(err) || mgb_kb_patch_apply(src, &j->patches[i], b->fuzz, logf, err))
-			goto out;
+		if (stopped(err) || mgb_kb_patch_apply(f->src, &j->patches[i], b->fuzz, f->logf, err))
+			return -1;
 	}
-	fflush(logf);
+	fflush(f->logf);
+	return 0;
+}
+
+/* make TARGET in the work tree, its output in the log: make's exit status, or -1 (err set). */
+static int run_make(const struct job *j, const struct build_files *f, const char *target,
+		    enum mgb_kb_progress progress, const char *label, char *err)
+{
 	/* through ccache when it is there: a series' prefixes differ in a few files, so a rebuild after
 	 * the first compiles those alone (every build runs in the same work directory, so the
 	 * compiler sees the same paths) */
@@ -448,123 +471,124 @@ static int build(struct job *j, char *err)
 	const char *env[] = { j->ccache_env, "CCACHE_SLOPPINESS=include_file_ctime,include_file_mtime", NULL };
 	/* KBUILD_BUILD_VERSION: uname -v's #N, 1 in a fresh tree, would count the builds a kept
 	 * tree has seen */
-	const char *mk[] = { "make", "-C", src, ostr, "ARCH=x86_64", "LOCALVERSION=", "KBUILD_BUILD_USER=mgbench",
-			     "KBUILD_BUILD_HOST=mgbench", "KBUILD_BUILD_VERSION=1", jobs,
-			     j->ccache_env ? "CC=ccache gcc" : "CC=gcc", NULL, NULL };
+	const char *mk[] = { "make", "-C", f->src, f->ostr, "ARCH=x86_64", "LOCALVERSION=", "KBUILD_BUILD_USER=mgbench",
+			     "KBUILD_BUILD_HOST=mgbench", "KBUILD_BUILD_VERSION=1", f->jobs,
+			     j->ccache_env ? "CC=ccache gcc" : "CC=gcc", target, NULL };
+
+	return mgb_kb_run_logged(mk, NULL, env, f->logfd, progress, label, err);
+}
+
+/* A make target of the configuration failed, or was stopped: -1 with err. */
+static int config_make(const struct job *j, const struct build_files *f, const char *target, char *err)
+{
+	int st = run_make(j, f, target, MGB_KB_PROGRESS_NONE, "", err);
+
+	if (st > 0)
+		make_failed(j, target, st, f->log, err);
+	return st ? -1 : 0;
+}
+
+/* obj/.config: the base (tinyconfig, or Debian's reduced), mgbench's fragment and the user's,
+ * olddefconfig; then every requested option checked to have stuck and to exist. */
+static int configure(struct job *j, const struct build_files *f, char *err)
+{
+	struct mgb_kbuild *b = j->b;
+	/* on Debian's config, the fragment without its timekeeping section (kbuild_debian.c) */
+	const char *fragment = b->config_debian ? j->deb.fragment : mgb_kbuild_fragment;
+	FILE *c;
+
 	stage(j, b->config ? "configuring (%s + mgbench's fragment + yours)" : "configuring (%s + mgbench's fragment)",
 	      b->config_debian ? "Debian's config, reduced" : "tinyconfig");
-	snprintf(p, sizeof(p), "%s/.config", obj);
 	if (b->config_debian) {
 		/* the base is Debian's file: olddefconfig below fills what this tree has and it lacks */
-		if (mgb_mkdirs(obj, err) || mgb_write_text(p, j->deb.config, 0644, err))
-			goto out;
-	} else {
-		mk[11] = "tinyconfig";
-		if ((st = mgb_kb_run_logged(mk, NULL, env, logfd, MGB_KB_PROGRESS_NONE, "", err))) {
-			if (st > 0)
-				make_failed(j, "tinyconfig", st, log, err);
-			goto out;
-		}
+		if (mgb_mkdirs(f->obj, err) || mgb_write_text(f->config, j->deb.config, 0644, err))
+			return -1;
+	} else if (config_make(j, f, "tinyconfig", err)) {
+		return -1;
 	}
-	{
-		FILE *c = fopen(p, "a");
+	c = fopen(f->config, "a");
+	if (!c || fprintf(c, "\n%s\n%s\n", fragment, j->user_frag ? j->user_frag : "") < 0 || fclose(c))
+		return mgb_err(err, "cannot append to %s", f->config);
+	if (config_make(j, f, "olddefconfig", err))
+		return -1;
+	if ((b->config_debian && mgb_kb_config_verify(f->config, mgb_kb_debian_reduction, "--config debian's reduction",
+						      j->user_frag, err)) ||
+	    mgb_kb_config_verify(f->config, fragment, "mgbench's kernel.config", j->user_frag, err) ||
+	    (j->user_frag && mgb_kb_config_verify(f->config, j->user_frag, b->config, NULL, err)) ||
+	    mgb_kb_config_known(f->src, f->config, fragment, "mgbench's kernel.config", err) ||
+	    (j->user_frag && mgb_kb_config_known(f->src, f->config, j->user_frag, b->config, err)) || stopped(err))
+		return -1;
+	return 0;
+}
 
-		if (!c || fprintf(c, "\n%s\n%s\n", fragment, j->user_frag ? j->user_frag : "") < 0 ||
-		    fclose(c)) {
-			mgb_err(err, "cannot append to %s", p);
-			goto out;
-		}
-	}
-	mk[11] = "olddefconfig";
-	if ((st = mgb_kb_run_logged(mk, NULL, env, logfd, MGB_KB_PROGRESS_NONE, "", err))) {
-		if (st > 0)
-			make_failed(j, "olddefconfig", st, log, err);
-		goto out;
-	}
-	if ((b->config_debian &&
-	     mgb_kb_config_verify(p, mgb_kb_debian_reduction, "--config debian's reduction", j->user_frag, err)) ||
-	    mgb_kb_config_verify(p, fragment, "mgbench's kernel.config", j->user_frag, err) ||
-	    (j->user_frag && mgb_kb_config_verify(p, j->user_frag, b->config, NULL, err)) ||
-	    mgb_kb_config_known(src, p, fragment, "mgbench's kernel.config", err) ||
-	    (j->user_frag && mgb_kb_config_known(src, p, j->user_frag, b->config, err)) || stopped(err))
-		goto out;
-	if (b->config_only) { /* the .config as it would be built; the tree stays for that build */
-		if (!(b->config_text = mgb_read_text(p, err)))
-			goto out;
-		rc = 0;
-		if (mgb_kb_tree_save(j->work, j->base, j->src.id, j->patches, j->npatches, err)) {
-			free(b->config_text);
-			b->config_text = NULL;
-			rc = -1;
-		}
-		goto out;
-	}
-	stage(j, "compiling (make %s bzImage)", jobs);
-	mk[11] = "bzImage";
-	if ((st = mgb_kb_run_logged(mk, NULL, env, logfd, j->compile_progress, "mgbench kernel: compiling", err))) {
-		if (st < 0)
-			goto out;
-		if (keep_log(j, log, p, sizeof(p)))
-			snprintf(p, sizeof(p), "%s", log);
-		else if (j->out && j->out->fd >= 0 && is_empty_dir(j->out->self) &&
-			 !output_still_there(j->out, b->output, err)) { /* never into an earlier build's directory */
-			char to[PATH_MAX];
+/* make bzImage; on a compile error the log's tail is shown and the log kept (beside the key, and
+ * in an -o directory that is still empty). */
+static int compile(struct job *j, const struct build_files *f, char *err)
+{
+	struct mgb_kbuild *b = j->b;
+	char p[PATH_MAX];
+	int st;
 
-			snprintf(to, sizeof(to), "%s/build.log", j->out->self);
-			if (!mgb_kb_copy_file(p, to, err)) {
-				snprintf(p, sizeof(p), "%s/build.log", b->output);
-				j->out->made = false; /* it holds the log now */
-			}
-		}
-		if (!b->quiet)
-			show_tail(p, 25);
-		mgb_err(err, "the kernel did not compile (make exit %d); full log: %s", st, p);
-		goto out;
-	}
-	b->build_s = (double)(mgb_clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
-	snprintf(p, sizeof(p), "%s/include/config/kernel.release", obj);
-	if (!(release = mgb_read_text(p, err)))
-		goto out;
-	release[strcspn(release, "\n")] = '\0';
+	stage(j, "compiling (make %s bzImage)", f->jobs);
+	st = run_make(j, f, "bzImage", j->compile_progress, "mgbench kernel: compiling", err);
+	if (st <= 0)
+		return st;
+	if (keep_log(j, f->log, p, sizeof(p)))
+		snprintf(p, sizeof(p), "%s", f->log);
+	else if (j->out && j->out->fd >= 0 && is_empty_dir(j->out->self) &&
+		 !output_still_there(j->out, b->output, err)) { /* never into an earlier build's directory */
+		char to[PATH_MAX];
 
-	/* the outputs, gathered beside the work tree and renamed into place at once */
-	snprintf(tmpdir, sizeof(tmpdir), "%s.new", j->key_dir);
+		snprintf(to, sizeof(to), "%s/build.log", j->out->self);
+		if (!mgb_kb_copy_file(p, to, err)) {
+			snprintf(p, sizeof(p), "%s/build.log", b->output);
+			j->out->made = false; /* it holds the log now */
+		}
+	}
+	if (!b->quiet)
+		show_tail(p, 25);
+	return mgb_err(err, "the kernel did not compile (make exit %d); full log: %s", st, p);
+}
+
+/* The outputs copied into tmpdir (obj/ stays whole for the next build) and the log moved there;
+ * their hashes in *hashes. */
+static int gather_outputs(struct build_files *f, const char *tmpdir, json_t **hashes, char *err)
+{
+	static const char *const from[] = { "arch/x86/boot/bzImage", "vmlinux", ".config" };
+	char p[PATH_MAX];
+
 	mgb_remove_tree(tmpdir);
 	if (mgb_mkdirs(tmpdir, err))
-		goto out;
-	static const char *const from[] = { "arch/x86/boot/bzImage", "vmlinux", ".config" };
+		return -1;
 	for (size_t i = 0; i < MGB_ARRAY_SIZE(from); i++) {
-		char f[PATH_MAX], t[PATH_MAX];
+		char t[PATH_MAX];
 
-		snprintf(f, sizeof(f), "%s/%s", obj, from[i]);
-		snprintf(t, sizeof(t), "%s/%s", tmpdir, outputs[i]);
-		if (access(f, F_OK)) {
-			mgb_err(err, "the build made no %s: %s", f, strerror(errno));
-			goto out;
-		}
-		if (mgb_kb_copy_file(f, t, err)) /* copied: obj/ stays whole for the next build */
-			goto out;
+		if (snprintf(p, sizeof(p), "%s/%s", f->obj, from[i]) >= (int)sizeof(p) ||
+		    snprintf(t, sizeof(t), "%s/%s", tmpdir, outputs[i]) >= (int)sizeof(t))
+			return mgb_err(err, "the cache's path is too long: %s", tmpdir);
+		if (access(p, F_OK))
+			return mgb_err(err, "the build made no %s: %s", p, strerror(errno));
+		if (mgb_kb_copy_file(p, t, err))
+			return -1;
 	}
-	close(logfd);
-	logfd = -1;
-	fclose(logf);
-	logf = NULL;
-	snprintf(p, sizeof(p), "%s/build.log", tmpdir);
-	if (rename(log, p)) {
-		mgb_err(err, "cannot move %s: %s", log, strerror(errno));
-		goto out;
-	}
-	if (!(hashes = outputs_sha256(tmpdir, err)))
-		goto out;
-	snprintf(config_sha, sizeof(config_sha), "%s",
-		 json_string_value(json_object_get(hashes, ".config")));
-	char when[32];
+	close_log(f);
+	if (snprintf(p, sizeof(p), "%s/build.log", tmpdir) >= (int)sizeof(p) || rename(f->log, p))
+		return mgb_err(err, "cannot move %s: %s", f->log, strerror(errno));
+	return (*hashes = outputs_sha256(tmpdir, err)) ? 0 : -1;
+}
+
+/* What the build is, from what and how it was made: manifest.json.  Takes hashes. */
+static json_t *manifest_of(const struct job *j, const char *release, json_t *hashes)
+{
+	const struct mgb_kbuild *b = j->b;
+	char when[32], config_sha[65];
 	time_t now = time(NULL);
 	struct tm tm;
+	json_t *m, *pl = json_array();
 
+	snprintf(config_sha, sizeof(config_sha), "%s", json_string_value(json_object_get(hashes, ".config")));
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	pl = json_array();
 	for (size_t i = 0; i < j->npatches; i++)
 		json_array_append_new(pl, json_pack("{s:s, s:s, s:O?}", "name", j->patches[i].name, "sha256",
 						    j->patches[i].sha256, "moved",
@@ -588,20 +612,65 @@ static int build(struct job *j, char *err)
 	if (m)
 		json_object_set_new(m, "work_tree", json_pack("{s:b, s:i}", "kept", b->tree_kept, "patches_kept",
 							      (int)b->patches_kept));
+	return m;
+}
+
+/* The built kernel's outputs and manifest, gathered beside the work tree in KEY.new and renamed
+ * into place at once as the key's directory. */
+static int store(struct job *j, struct build_files *f, char *err)
+{
+	char p[PATH_MAX], tmpdir[PATH_MAX];
+	json_t *m = NULL, *hashes = NULL;
+	char *release;
+	int rc = -1;
+
+	snprintf(p, sizeof(p), "%s/include/config/kernel.release", f->obj);
+	if (!(release = mgb_read_text(p, err)))
+		return -1;
+	release[strcspn(release, "\n")] = '\0';
+	snprintf(tmpdir, sizeof(tmpdir), "%s.new", j->key_dir);
+	if (gather_outputs(f, tmpdir, &hashes, err))
+		goto out;
+	m = manifest_of(j, release, hashes);
 	hashes = NULL; /* the manifest has it, or json_pack dropped it */
 	if (!m) {
 		mgb_err(err, "cannot make the manifest");
 		goto out;
 	}
-	snprintf(p, sizeof(p), "%s/manifest.json", tmpdir);
+	if (snprintf(p, sizeof(p), "%s/manifest.json", tmpdir) >= (int)sizeof(p)) {
+		mgb_err(err, "the cache's path is too long: %s", tmpdir);
+		goto out;
+	}
 	if (write_manifest(p, m, err))
 		goto out;
 	if (rename(tmpdir, j->key_dir)) {
 		mgb_err(err, "cannot move the build into %s: %s", j->key_dir, strerror(errno));
 		goto out;
 	}
-	b->release = release;
+	j->b->release = release;
 	release = NULL;
+	rc = 0;
+out:
+	json_decref(m);
+	json_decref(hashes);
+	free(release);
+	if (rc)
+		mgb_remove_tree(tmpdir);
+	return rc;
+}
+
+/* Build into j->work, then move the outputs to j->key_dir.  The log is kept on failure. */
+static int build(struct job *j, char *err)
+{
+	struct build_files f;
+	int64_t start = mgb_clock_ns(CLOCK_MONOTONIC);
+	int rc = -1;
+
+	if (open_log(j, &f, err) || prepare_tree(j, &f, err) || configure(j, &f, err) || compile(j, &f, err))
+		goto out;
+	j->b->build_s = (double)(mgb_clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
+	if (store(j, &f, err))
+		goto out;
 	rc = 0;
 	if (mgb_kb_tree_save(j->work, j->base, j->src.id, j->patches, j->npatches, err)) {
 		/* the build is in the cache; only the next one is slower */
@@ -609,17 +678,74 @@ static int build(struct job *j, char *err)
 		*err = '\0';
 	}
 out:
-	if (logfd >= 0)
-		close(logfd);
-	if (logf)
-		fclose(logf);
-	json_decref(m);
-	json_decref(hashes);
-	free(release);
-	if (rc && tmpdir[0])
-		mgb_remove_tree(tmpdir);
+	close_log(&f);
 	if (rc) /* a tree a build left half-made is never used again */
 		mgb_remove_tree(j->work);
+	return rc;
+}
+
+/*
+ * --config-only: the .config a build would use, made in a work directory of its own under the
+ * cache's kbuild/ (a fresh copy of the source), so that it waits for no build: it compiles
+ * nothing and shares nothing.  The directory is held locked while it lives, so that a SIGKILLed
+ * one is collected (collect_stale), and removed through the kbuild/ descriptor at the end.
+ */
+/*
+ * A new config-only.XXXXXXXX in kbuild/, held locked: its descriptor, or -1 with err.  Between
+ * the mkdir and the lock another build's collect_stale may take it for a dead one and remove it:
+ * then the name no longer means the directory held, and another is made.
+ */
+static int hold_private_dir(int kfd, char *name, size_t len, char *err)
+{
+	for (int tries = 0; tries < 10; tries++) {
+		struct stat held, named;
+		int dfd;
+
+		if (mgb_mkdir_random_at(kfd, CONFIG_ONLY_PREFIX, name, len))
+			return mgb_err(err, "cannot make a work directory in kbuild/: %s", strerror(errno));
+		dfd = openat(kfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0 || flock(dfd, LOCK_EX)) {
+			mgb_err(err, "cannot hold kbuild/%s: %s", name, strerror(errno));
+			if (dfd >= 0)
+				close(dfd);
+			mgb_remove_tree_at(kfd, name);
+			return -1;
+		}
+		if (!fstat(dfd, &held) && !fstatat(kfd, name, &named, AT_SYMLINK_NOFOLLOW) &&
+		    held.st_ino == named.st_ino && held.st_dev == named.st_dev)
+			return dfd;
+		close(dfd);
+	}
+	return mgb_err(err, "cannot keep a work directory in kbuild/: each one was collected as it was made");
+}
+
+static int config_only(struct job *j, const char *kbuild, char *err)
+{
+	char name[64], *work = NULL;
+	int kfd, dfd, rc = -1;
+	struct build_files f = { .logfd = -1 };
+
+	if ((kfd = open(kbuild, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return mgb_err(err, "cannot open %s: %s", kbuild, strerror(errno));
+	if ((dfd = hold_private_dir(kfd, name, sizeof(name), err)) < 0) {
+		close(kfd);
+		return -1;
+	}
+	if (asprintf(&work, "%s/%s", kbuild, name) < 0) {
+		mgb_err(err, "out of memory");
+		goto out;
+	}
+	free(j->work); /* the shared work tree's name: not this build's */
+	j->work = work;
+	if (open_log(j, &f, err) || prepare_tree(j, &f, err) || configure(j, &f, err) ||
+	    !(j->b->config_text = mgb_read_text(f.config, err)))
+		goto out;
+	rc = 0;
+out:
+	close_log(&f);
+	mgb_remove_tree_at(kfd, name);
+	close(dfd);
+	close(kfd);
 	return rc;
 }
 
@@ -631,7 +757,7 @@ static int from_cache(struct mgb_kbuild *b, const char *dir, json_t **hashes, ch
 	json_error_t je;
 	json_t *m;
 
-	/* L5: a cached build others could have written since is not exported or booted */
+	/* a cached build others could have written since is not exported or booted */
 	if (mgb_check_trusted_dir(dir, false, err))
 		return -1;
 	snprintf(p, sizeof(p), "%s/manifest.json", dir);
@@ -819,6 +945,15 @@ static void collect_stale(const char *kbuild)
 			continue;
 		}
 
+		if (!strncmp(e->d_name, CONFIG_ONLY_PREFIX, strlen(CONFIG_ONLY_PREFIX))) {
+			/* a --config-only holds its directory locked while it lives */
+			fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB))
+				mgb_remove_tree_at(dirfd(d), e->d_name);
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
 		if (!((l > 5 && !strcmp(e->d_name + l - 5, ".work")) || (l > 4 && !strcmp(e->d_name + l - 4, ".new"))))
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", kbuild, e->d_name);
@@ -876,14 +1011,51 @@ int mgb_kbuild_config_arg(struct mgb_kbuild *b, const char *arg, char *err)
 	return 0;
 }
 
+/*
+ * The cache key j->key: how mgbench builds, the compiler, what the source is, the fragments, the
+ * patches in order; and j->base, which the kept work tree follows: the same with a directory
+ * source's place for its contents (a Debian source's id is its place) and no patches.
+ */
+static int make_key(struct job *j, char *err)
+{
+	char keytext[8192], common[512];
+	size_t kl, cl;
+
+	mgb_sha256_buf(mgb_kbuild_fragment, strlen(mgb_kbuild_fragment), j->frag_sha);
+	cl = (size_t)snprintf(common, sizeof(common), "fragment %s\n", j->frag_sha);
+	if (j->user_frag) {
+		char h[65];
+
+		mgb_sha256_buf(j->user_frag, strlen(j->user_frag), h);
+		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "user-fragment %s\n", h);
+	}
+	if (j->b->config_debian) /* tinyconfig's keys stay as they were */
+		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "config-base debian %s\n", j->deb.sha256);
+	if (j->b->fuzz) /* fuzz 0 keeps the keys builds had before --fuzz existed */
+		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "fuzz %u\n", j->b->fuzz);
+	kl = (size_t)snprintf(keytext, sizeof(keytext),
+			      "mgbench kernel build %d\narch x86_64\ncompiler %s\nsource-place %s\n%s", MGB_KBUILD_PROCEDURE,
+			      j->compiler, j->src.package ? j->src.id : j->src.tree, common);
+	mgb_sha256_buf(keytext, kl < sizeof(keytext) ? kl : sizeof(keytext) - 1, j->base);
+	kl = (size_t)snprintf(keytext, sizeof(keytext),
+			      "mgbench kernel build %d\narch x86_64\ncompiler %s\nsource %s\n%s", MGB_KBUILD_PROCEDURE,
+			      j->compiler, j->src.id, common);
+	for (size_t i = 0; i < j->npatches && kl < sizeof(keytext); i++)
+		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "patch %s %s\n", j->patches[i].sha256,
+				       j->patches[i].name);
+	if (kl >= sizeof(keytext))
+		return mgb_err(err, "too many patches");
+	mgb_sha256_buf(keytext, kl, j->key);
+	return 0;
+}
+
 int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 {
 	struct job j = { .b = b };
 	struct output out = { .parentfd = -1, .fd = -1 };
-	char keytext[8192], common[512], p[PATH_MAX], kver[128], lockpath[PATH_MAX + 8] = "", *keyname = NULL, *buildlock = NULL;
+	char p[PATH_MAX], kver[128], lockpath[PATH_MAX + 8] = "", *keyname = NULL, *buildlock = NULL;
 	json_t *hashes = NULL;
 	int rc = -1, lockfd = -1, buildfd = -1;
-	size_t kl, cl;
 
 	j.progress = !b->quiet && isatty(2);
 	j.compile_progress = b->quiet ? MGB_KB_PROGRESS_NONE : j.progress ? MGB_KB_PROGRESS_TTY : MGB_KB_PROGRESS_LINES;
@@ -915,36 +1087,8 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 	    (b->config_debian && mgb_kb_debian_config(&j.src, b->quiet, &j.deb, err)))
 		goto out;
 
-	/* the key: how mgbench builds, the compiler, what the source is, the fragments, the patches in
-	 * order; the base, which the kept work tree follows: the same with a directory source's
-	 * place for its contents (a Debian source's id is its place) and no patches */
-	mgb_sha256_buf(mgb_kbuild_fragment, strlen(mgb_kbuild_fragment), j.frag_sha);
-	cl = (size_t)snprintf(common, sizeof(common), "fragment %s\n", j.frag_sha);
-	if (j.user_frag) {
-		char h[65];
-
-		mgb_sha256_buf(j.user_frag, strlen(j.user_frag), h);
-		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "user-fragment %s\n", h);
-	}
-	if (b->config_debian) /* tinyconfig's keys stay as they were */
-		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "config-base debian %s\n", j.deb.sha256);
-	if (b->fuzz) /* fuzz 0 keeps the keys builds had before --fuzz existed */
-		cl += (size_t)snprintf(common + cl, sizeof(common) - cl, "fuzz %u\n", b->fuzz);
-	kl = (size_t)snprintf(keytext, sizeof(keytext),
-			      "mgbench kernel build %d\narch x86_64\ncompiler %s\nsource-place %s\n%s", MGB_KBUILD_PROCEDURE,
-			      j.compiler, j.src.package ? j.src.id : j.src.tree, common);
-	mgb_sha256_buf(keytext, kl < sizeof(keytext) ? kl : sizeof(keytext) - 1, j.base);
-	kl = (size_t)snprintf(keytext, sizeof(keytext),
-			      "mgbench kernel build %d\narch x86_64\ncompiler %s\nsource %s\n%s", MGB_KBUILD_PROCEDURE,
-			      j.compiler, j.src.id, common);
-	for (size_t i = 0; i < j.npatches && kl < sizeof(keytext); i++)
-		kl += (size_t)snprintf(keytext + kl, sizeof(keytext) - kl, "patch %s %s\n", j.patches[i].sha256,
-				       j.patches[i].name);
-	if (kl >= sizeof(keytext)) {
-		mgb_err(err, "too many patches");
+	if (make_key(&j, err))
 		goto out;
-	}
-	mgb_sha256_buf(keytext, kl, j.key);
 	key_version(j.src.version, kver, sizeof(kver));
 	if (asprintf(&keyname, "%s/kbuild/%s-%.16s", j.cache, kver, j.key) < 0 ||
 	    asprintf(&j.key_dir, "%s", keyname) < 0 || asprintf(&j.work, "%s/kbuild/build.work", j.cache) < 0 ||
@@ -954,6 +1098,10 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 	}
 	snprintf(p, sizeof(p), "%s/kbuild", j.cache);
 	collect_stale(p);
+	if (b->config_only) { /* never a cached build, never a wait */
+		rc = config_only(&j, p, err);
+		goto out;
+	}
 	/* one build per key at a time; a second asker waits and then finds it cached */
 	snprintf(lockpath, sizeof(lockpath), "%s.lock", keyname);
 	if ((lockfd = lock_key(lockpath)) < 0) {
@@ -961,8 +1109,8 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 		goto out;
 	}
 	snprintf(p, sizeof(p), "%s/manifest.json", j.key_dir);
-	if (b->config_only || access(p, R_OK)) { /* --config-only never takes a cached build */
-		if (!b->quiet && !j.progress && !b->config_only)
+	if (access(p, R_OK)) {
+		if (!b->quiet && !j.progress)
 			fprintf(stderr, "mgbench kernel: building %s (%s%s) with -j%u\n", j.src.label, j.src.version,
 				j.npatches ? " + patches" : "", b->jobs);
 		/* one compile at a time, whatever its key: it has every CPU, and the work directory is
@@ -975,7 +1123,7 @@ int mgb_kbuild_run(struct mgb_kbuild *b, char *err)
 		rc = build(&j, err);
 		unlock_key(buildlock, buildfd);
 		buildfd = -1;
-		if (rc || b->config_only)
+		if (rc)
 			goto out;
 		rc = -1;
 	}

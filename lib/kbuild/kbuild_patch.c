@@ -78,7 +78,7 @@ static void explain(const char *out, char *why, size_t len);
  * Is each patch a diff GNU patch can read?  Read by patch itself, as a build applies it, against
  * an empty directory: it skips the files it cannot find (exit 0 or 1) and exits 2 on a file that
  * holds no diff or a malformed one, which a build would otherwise find only when it came to that
- * patch, and kernel bisect only after building and booting the prefixes before it (M6).  Nothing
+ * patch, and kernel bisect only after building and booting the prefixes before it.  Nothing
  * is written: --dry-run, in a directory of its own.
  */
 static int check_readable(const struct mgb_kb_patch *p, size_t n, char *err)

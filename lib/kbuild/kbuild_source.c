@@ -251,7 +251,7 @@ static int from_debian(const char *which, const char *cache, bool quiet, struct 
 			goto out;
 		}
 	}
-	/* L5: an entry of the trusted cache that others could write since is not built from */
+	/* an entry of the trusted cache that others could write since is not built from */
 	if (mgb_check_trusted_dir(root, false, err))
 		goto out;
 	if (!(s->version = makefile_version(s->tree))) {

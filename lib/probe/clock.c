@@ -73,18 +73,23 @@ void mgb_clock_probe(struct mgb_clockinfo *ci)
 	ci->res_realtime_coarse_ns = res_ns(CLOCK_REALTIME_COARSE);
 	ci->res_monotonic_ns = res_ns(CLOCK_MONOTONIC);
 	ci->res_monotonic_coarse_ns = res_ns(CLOCK_MONOTONIC_COARSE);
-	ci->coarse_tick_ns = measure_coarse_tick();
-	if (ci->coarse_tick_ns <= 0)
-		ci->coarse_tick_ns = ci->res_realtime_coarse_ns;
+	/*
+	 * The kernel reports its tick as the coarse clocks' resolution (TICK_NSEC).  The step seen
+	 * is only an upper bound: a prober that loses its CPU across a tick (a busy machine) sees
+	 * two ticks as one step, and would halve every per-tick figure.
+	 */
+	ci->coarse_step_seen_ns = measure_coarse_tick();
+	ci->coarse_tick_ns = ci->res_realtime_coarse_ns > 0 ? ci->res_realtime_coarse_ns : ci->coarse_step_seen_ns;
 	ci->hz = ci->coarse_tick_ns > 0 ? 1e9 / (double)ci->coarse_tick_ns : 0;
 	read_clocksource(ci->clocksource, sizeof(ci->clocksource));
 }
 
 json_t *mgb_clock_to_json(const struct mgb_clockinfo *ci)
 {
-	return MGB_JSON_PACK("{s:o, s:I, s:f, s:{s:I, s:I, s:I, s:I}}",
+	return MGB_JSON_PACK("{s:o, s:I, s:I, s:f, s:{s:I, s:I, s:I, s:I}}",
 			 "clocksource", ci->clocksource[0] ? mgb_json_text(ci->clocksource) : json_null(),
 			 "coarse_tick_ns", (json_int_t)ci->coarse_tick_ns,
+			 "coarse_step_seen_ns", (json_int_t)ci->coarse_step_seen_ns,
 			 "hz_measured", ci->hz,
 			 "resolution_ns",
 			 "realtime", (json_int_t)ci->res_realtime_ns,

@@ -100,3 +100,29 @@ json_t *mgb_mgtime_evidence_json(const struct mgb_target *t, const struct mgb_cl
 			 "elapsed_ticks", p.elapsed_ticks, "fill_mg_cmtime_events",
 			 p.fill_mg_cmtime_events >= 0 ? json_integer(p.fill_mg_cmtime_events) : json_null());
 }
+
+json_t *mgb_mgtime_probe_json(struct mgb_session *s, const struct mgb_fs_type *fs, const char *dir,
+			      const struct mgb_clockinfo *ci)
+{
+	struct mgb_target t;
+	struct mgb_mgtime_probe p;
+	char err[MGB_ERR_LEN];
+	json_t *j;
+	int r;
+
+	r = fs ? mgb_target_scratch(s, fs, &t, err) : mgb_target_dir(dir, &t, err);
+	if (r == 0)
+		r = mgb_mgtime_probe(&t, ci, &p, err);
+	if (r < 0)
+		j = MGB_JSON_PACK("{s:s, s:o?, s:n, s:o}", "fs", fs ? fs->name : "dir", "fstype",
+				  t.fstype ? mgb_json_text(t.fstype) : NULL, "multigrain", "error", mgb_json_text(err));
+	else
+		j = MGB_JSON_PACK("{s:s, s:o?, s:b, s:s, s:{s:i, s:I, s:f, s:I}}",
+			      "fs", fs ? fs->name : "dir", "fstype", t.fstype ? mgb_json_text(t.fstype) : NULL,
+			      "multigrain", p.multigrain,
+			      "evidence", p.evidence, "probe", "rounds", (int)p.rounds - 1,
+			      "distinct", (json_int_t)p.distinct, "elapsed_ticks", p.elapsed_ticks,
+			      "fill_mg_cmtime_events", (json_int_t)p.fill_mg_cmtime_events);
+	mgb_target_down(&t);
+	return j;
+}

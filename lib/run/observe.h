@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Streaming metrics over observed timestamps of one inode (DESIGN.md, "Metrics").
+ * Streaming metrics over observed timestamps of one inode, defined once here for every workload
+ * (man/mgbench-workloads.7 documents them).
  *
  * Feed it the baseline stamp (a query before the first change), then one stamp per queried round:
  *   distinct   rounds whose stamp differs from the previous query's

@@ -167,7 +167,7 @@ static void enter_namespaces(void *arg)
 /*
  * Start argv as our child, its output appended to out (or to /dev/null).  private_run (rpcbind):
  * in mount and network namespaces of its own, a tmpfs over /run, under a supervisor.  Its port
- * 111 is then nobody's but this server's, and nothing of it listens on the host (review D8, D23).
+ * 111 is then nobody's but this server's, and nothing of it listens on the host.
  * mnt_ns_of (ganesha for v3): join that process's mount namespace, where /run/rpcbind.sock is our
  * rpcbind's, to register there.  SIGTERM as the parent-death signal: ganesha then still
  * unregisters from the portmapper, so a later server can register there.
@@ -200,7 +200,7 @@ static void stop_child(pid_t *pid)
 /*
  * The portmapper v3 ganesha registers with: always our own, private to this server (see
  * spawn()), never one that happens to answer on the host's port 111, which another run may stop
- * under us (review D8).  Ready when its socket appears in its /run.
+ * under us.  Ready when its socket appears in its /run.
  */
 static int ensure_rpcbind(struct mgb_nfs_server *srv, char *err)
 {
@@ -285,7 +285,7 @@ static int write_config(const struct mgb_nfs_server *srv, const char *conf, char
 	/* Attr_Expiration_Time = 0: every GETATTR asks the kernel, so what a client sees is the
 	 * filesystem's stamp and not ganesha's cache of it.  Access: none, but for a client on
 	 * 127.0.0.1 from a reserved port, i.e. root's (libnfs binds one when it can); AUTH_SYS
-	 * from any local user could otherwise claim uid 0 (reliability review D1).  Squash stays
+	 * from any local user could otherwise claim uid 0.  Squash stays
 	 * None: the workload itself is root. */
 	fprintf(f,
 		"NFS_CORE_PARAM {\n"

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROBE ".mgbench-copyup"
@@ -29,6 +30,19 @@ static bool read_stamps(const char *path, struct statx *sx)
 static bool same(const struct statx_timestamp *a, const struct statx_timestamp *b)
 {
 	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* Until the coarse clock passes ts: a change in the same tick would get ts again, new or not. */
+static void wait_coarse_past(const struct statx_timestamp *ts)
+{
+	const struct timespec nap = { 0, 1000000 };
+	struct timespec now;
+
+	for (int i = 0; i < 1000 && !clock_gettime(CLOCK_REALTIME_COARSE, &now); i++) {
+		if (now.tv_sec > ts->tv_sec || (now.tv_sec == ts->tv_sec && now.tv_nsec > (long)ts->tv_nsec))
+			return;
+		nanosleep(&nap, NULL);
+	}
 }
 
 /* Every tv_nsec a stamp can carry is below 1e9; a flag kept in its high bits is not. */
@@ -61,6 +75,7 @@ void mgb_overlay_copy_up_probe(struct mgb_target *t)
 			 same(&m.stx_ctime, &lo.stx_ctime) && access(upper, F_OK) != 0;
 	c->nsec_ok = nsec_ok(&lo) && nsec_ok(&m);
 	/* a metadata change: the file is copied up, its mtime kept, its ctime new */
+	wait_coarse_past(&lo.stx_ctime);
 	if (chmod(merged, 0640) || !read_stamps(merged, &m) || !read_stamps(upper, &u))
 		return;
 	c->copied_up = true;

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,18 +23,22 @@ static const char *const mkfs_ext2[] = { "mkfs.ext2", "-F", "-q", "-I", "256", N
 
 /* Sizes: mkfs.xfs refuses images under about 300 MB, mkfs.btrfs needs 109 MiB. */
 const struct mgb_fs_type mgb_fs_types[] = {
-	{ "ext4", true, 256, mkfs_ext4, NULL, true, NULL },
-	{ "xfs", true, 512, mkfs_xfs, NULL, true, NULL },
-	{ "btrfs", true, 256, mkfs_btrfs, NULL, true, NULL },
-	{ "tmpfs", false, 0, NULL, "size=256m", true, NULL },
-	{ "ramfs", false, 0, NULL, NULL, false, NULL },
+	{ .name = "ext4", .loop = true, .image_mib = 256, .mkfs = mkfs_ext4, .multigrain_expected = true },
+	{ .name = "xfs", .loop = true, .image_mib = 512, .mkfs = mkfs_xfs, .multigrain_expected = true },
+	{ .name = "btrfs", .loop = true, .image_mib = 256, .mkfs = mkfs_btrfs, .multigrain_expected = true },
+	{ .name = "tmpfs", .mount_options = "size=256m", .multigrain_expected = true },
+	{ .name = "ramfs" },
 	/* Not multigrain, like ramfs, but with file handles: the control an NFS server can export. */
-	{ "ext2", true, 256, mkfs_ext2, NULL, false, NULL },
+	{ .name = "ext2", .loop = true, .image_mib = 256, .mkfs = mkfs_ext2 },
 	/* overlayfs over each multigrain filesystem: stamps are the upper layer's (seeds' patch 2/6) */
-	{ "overlay-ext4", true, 256, mkfs_ext4, NULL, true, "ext4" },
-	{ "overlay-xfs", true, 512, mkfs_xfs, NULL, true, "xfs" },
-	{ "overlay-btrfs", true, 256, mkfs_btrfs, NULL, true, "btrfs" },
-	{ "overlay-tmpfs", false, 0, NULL, "size=256m", true, "tmpfs" },
+	{ .name = "overlay-ext4", .loop = true, .image_mib = 256, .mkfs = mkfs_ext4, .multigrain_expected = true,
+	  .overlay_on = "ext4" },
+	{ .name = "overlay-xfs", .loop = true, .image_mib = 512, .mkfs = mkfs_xfs, .multigrain_expected = true,
+	  .overlay_on = "xfs" },
+	{ .name = "overlay-btrfs", .loop = true, .image_mib = 256, .mkfs = mkfs_btrfs, .multigrain_expected = true,
+	  .overlay_on = "btrfs" },
+	{ .name = "overlay-tmpfs", .mount_options = "size=256m", .multigrain_expected = true,
+	  .overlay_on = "tmpfs" },
 };
 const unsigned mgb_fs_type_count = MGB_ARRAY_SIZE(mgb_fs_types);
 
@@ -349,20 +352,15 @@ int mgb_target_dir(const char *dir, struct mgb_target *t, char *err)
 	t->parentfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->parentfd < 0)
 		return mgb_err(err, "--dir %s: %s", dir, errno == ENOTDIR ? "not a directory" : strerror(errno));
-	for (unsigned tries = 0; !t->name && tries < 100; tries++) {
+	{
 		char name[32];
-		uint32_t r = 0;
 
-		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-			r ^= (uint32_t)mgb_clock_ns(CLOCK_MONOTONIC) + tries;
-		snprintf(name, sizeof(name), "mgbench.%08x", r);
-		if (!mkdirat(t->parentfd, name, 0700))
-			t->name = strdup(name);
-		else if (errno != EEXIST)
-			return mgb_err(err, "--dir %s: cannot create a subdirectory: %s", dir, strerror(errno));
+		if (mgb_mkdir_random_at(t->parentfd, "mgbench.", name, sizeof(name)))
+			return mgb_err(err, "--dir %s: cannot create a subdirectory: %s", dir,
+				       errno == EEXIST ? "no free name" : strerror(errno));
+		if (!(t->name = strdup(name)))
+			return mgb_err(err, "out of memory");
 	}
-	if (!t->name)
-		return mgb_err(err, "--dir %s: cannot create a subdirectory: no free name", dir);
 	t->dirfd = openat(t->parentfd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	/* ours: made by us a moment ago, unless someone swapped it in between */
 	if (t->dirfd < 0 || fstat(t->dirfd, &st) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0700) {

@@ -5,6 +5,7 @@
  * the host adds to the document that comes back.  cmd/vm.c parses, boots and writes.
  */
 #include "config.h"
+#include "stop.h"
 #include "target.h"
 #include "util.h"
 #include "vm.h"
@@ -87,17 +88,19 @@ const char **mgb_vm_module_targets(const char *list, bool knfsd, bool kernel_cli
 }
 
 /*
- * A guest whose measured tick is not the one its kernel was built with lost ticks (TCG under
- * load): every per-tick figure then scales with the tick it really had.  Flag it in the
- * document (vm.tick_matches_config) and say so.
+ * A guest whose coarse clock never stepped by a single tick of its kernel's HZ lost ticks (TCG
+ * under load): its per-tick figures, counted in the kernel's ticks, had fewer steps to fill.
+ * Flag it in the document (vm.tick_matches_config) and say so.
  */
 static void note_lost_ticks(json_t *doc, bool quiet)
 {
 	json_t *vm = json_object_get(doc, "vm");
 	const char *hz = json_string_value(
 		json_object_get(json_object_get(json_object_get(vm, "kernel_config"), "options"), "CONFIG_HZ"));
-	json_int_t measured = json_integer_value(
-		json_object_get(json_object_get(json_object_get(doc, "kernel"), "clocks"), "coarse_tick_ns"));
+	json_t *clocks = json_object_get(json_object_get(doc, "kernel"), "clocks");
+	/* a document from before the step was recorded apart measured its tick as the step */
+	json_int_t measured = json_integer_value(json_object_get(clocks, "coarse_step_seen_ns") ?:
+						 json_object_get(clocks, "coarse_tick_ns"));
 	double want = hz && atoi(hz) > 0 ? 1e9 / atoi(hz) : 0;
 	bool matches = want > 0 && measured > 0 && measured < want * 1.25 && measured > want * 0.75;
 
@@ -107,8 +110,8 @@ static void note_lost_ticks(json_t *doc, bool quiet)
 	}
 	json_object_set_new(vm, "tick_matches_config", json_boolean(matches));
 	if (!matches && !quiet)
-		fprintf(stderr, "mgbench vm: the guest measured a %lld ns tick, its config says HZ=%s (%.0f ns): "
-			"it lost ticks (TCG under load?); per-tick figures scale with the tick it had\n",
+		fprintf(stderr, "mgbench vm: the guest's coarse clock stepped by %lld ns at the least, its config says HZ=%s (%.0f ns): "
+			"it lost ticks (TCG under load?): per-tick figures count ticks its clock did not step on\n",
 			(long long)measured, hz, want);
 }
 
@@ -137,4 +140,27 @@ void mgb_vm_doc_annotate(json_t *doc, const struct mgb_vm_kernel *k, const struc
 	json_object_set_new(json_object_get(doc, "vm"), "boot_retried",
 			    b->boot_retried ? json_string(b->boot_retried) : json_null());
 	note_lost_ticks(doc, quiet);
+}
+
+char *mgb_vm_guest_initramfs(struct mgb_vm_kernel *k, const char *scratch, const char *fs, bool kernel_client,
+			     struct mgb_vm_guest *g, char ***mods, char *err)
+{
+	char *fscopy = NULL, *initrd = NULL;
+	const char **targets = mgb_vm_module_targets(fs, g->knfsd, kernel_client, &fscopy);
+
+	*mods = NULL;
+	if (!targets || !fscopy) {
+		mgb_err(err, "out of memory");
+		goto out;
+	}
+	/* a kernel without a usable module index gets one, once */
+	if (mgb_vm_modules(k, targets, mods, err) &&
+	    (mgb_stop_requested() || mgb_vm_reindex(k, scratch, err) || mgb_vm_modules(k, targets, mods, err)))
+		goto out;
+	g->modules = *mods;
+	initrd = mgb_vm_initramfs(scratch, g, err);
+out:
+	free(targets);
+	free(fscopy);
+	return initrd;
 }

@@ -435,7 +435,7 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 	case BOOT_PANIC:
 		/* one line, with the oops that led to it: under --quiet nothing else of the console shows */
 		panic_text(&c, panic, sizeof(panic));
-		if (c.unpack[0]) /* "No working init found" would point at the kernel: it is the memory (M5) */
+		if (c.unpack[0]) /* "No working init found" would point at the kernel: it is the memory */
 			mgb_err(err, "the initramfs (%u MiB) did not fit in the guest's %u MiB (%.60s): give --mem %u or "
 				"more", b->initrd_mib, b->mem_mib, c.unpack, mgb_vm_mem_needed(b->initrd_mib));
 		else
@@ -467,7 +467,7 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
  * 2 CPUs, a write run on tmpfs, the smallest --mem that booted was 328 MiB for Debian 6.12 with a
  * 91 MiB initramfs (320 failed), 352 for Debian 7.2.13 with 91 MiB (320 failed), 368 for 6.12
  * with knfsd's 100 MiB (336 failed); a kernel build's own kernel booted at 300 MiB and not at
- * 256 (review M5).  Four times the initramfs and 32 MiB, to a multiple of 64.
+ * 256.  Four times the initramfs and 32 MiB, to a multiple of 64.
  */
 unsigned mgb_vm_mem_needed(unsigned initrd_mib)
 {

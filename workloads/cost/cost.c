@@ -26,6 +26,7 @@
 #include "json_text.h"
 #include "stop.h"
 #include "cost.h"
+#include "../lower.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,30 +59,34 @@ static const struct mgb_opt_word poll_words[] = { { "max", 0 }, { NULL, 0 } };
 static const struct mgb_opt_word phase_words[] = { { "rounds", 0 }, { NULL, 0 } };
 
 static const struct mgb_option cost_options[] = {
-	{ "size", MGB_OPT_SIZE, offsetof(struct cost_params, size), "4096", "bytes per write", 1, 64 << 20, NULL, NULL, false },
+	{ .name = "size", .type = MGB_OPT_SIZE, .offset = offsetof(struct cost_params, size), .defval = "4096",
+	  .help = "bytes per write", .min = 1, .max = 64 << 20 },
 	{ .name = "mode", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, mode), .defval = "overwrite",
 	  .help = "overwrite (within --file-size), append, or fio-basic (the robot's falloc job)",
 	  .choices = mode_choices },
 	{ .name = "sync", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, sync), .defval = "none",
 	  .help = "none, fsync or fdatasync", .choices = sync_choices },
-	{ "sync-every", MGB_OPT_U64, offsetof(struct cost_params, sync_every), "1", "writes between syncs", 1, 0, NULL,
-	  NULL, false },
+	{ .name = "sync-every", .type = MGB_OPT_U64, .offset = offsetof(struct cost_params, sync_every),
+	  .defval = "1", .help = "writes between syncs", .min = 1 },
 	{ .name = "poll", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, poll), .defval = "all",
 	  .help = "query stream: all (none, size, ctime interleaved) or one", .choices = poll_choices },
-	{ "poll-rate", MGB_OPT_U64, offsetof(struct cost_params, poll_rate), "1000",
-	  "queries per second, or max (no pause); a list (10,100,max) sweeps", 1, 1000000, poll_words, NULL, true },
-	{ "cycles", MGB_OPT_U64, offsetof(struct cost_params, cycles), "3", "interleaved cycles of the phases", 1, 100,
-	  NULL, NULL, false },
-	{ "phase-ms", MGB_OPT_U64, offsetof(struct cost_params, phase_ms), "2000",
-	  "milliseconds each phase writes for (rounds: --rounds writes each)", 0, 3600000, phase_words, NULL, false },
-	{ "file-size", MGB_OPT_SIZE, offsetof(struct cost_params, file_size), "1m",
-	  "where overwrites wrap (file size, e.g. for btrfs)", 4096, 1ULL << 34, NULL, NULL, false },
+	{ .name = "poll-rate", .type = MGB_OPT_U64, .offset = offsetof(struct cost_params, poll_rate),
+	  .defval = "1000", .help = "queries per second, or max (no pause); a list (10,100,max) sweeps",
+	  .min = 1, .max = 1000000, .words = poll_words, .sweep = true },
+	{ .name = "cycles", .type = MGB_OPT_U64, .offset = offsetof(struct cost_params, cycles), .defval = "3",
+	  .help = "interleaved cycles of the phases", .min = 1, .max = 100 },
+	{ .name = "phase-ms", .type = MGB_OPT_U64, .offset = offsetof(struct cost_params, phase_ms),
+	  .defval = "2000", .help = "milliseconds each phase writes for (rounds: --rounds writes each)",
+	  .max = 3600000, .words = phase_words },
+	{ .name = "file-size", .type = MGB_OPT_SIZE, .offset = offsetof(struct cost_params, file_size),
+	  .defval = "1m", .help = "where overwrites wrap (file size, e.g. for btrfs)", .min = 4096,
+	  .max = 1ULL << 34 },
 	{ .name = "load", .type = MGB_OPT_CHOICE, .offset = offsetof(struct cost_params, load), .defval = "auto",
 	  .help = "fio, builtin, or auto (fio if configured, with --backend sync)", .choices = load_choices },
-	{ "nocow", MGB_OPT_BOOL, offsetof(struct cost_params, nocow), NULL,
-	  "set NOCOW on the file (chattr +C; btrfs: no copy-on-write)", 0, 0, NULL, NULL, false },
-	{ "crosstalk", MGB_OPT_BOOL, offsetof(struct cost_params, crosstalk), NULL,
-	  "no poller; alone and crosstalk phases (another process write+statx on a tmpfs)", 0, 0, NULL, NULL, false },
+	{ .name = "nocow", .type = MGB_OPT_BOOL, .offset = offsetof(struct cost_params, nocow),
+	  .help = "set NOCOW on the file (chattr +C; btrfs: no copy-on-write)" },
+	{ .name = "crosstalk", .type = MGB_OPT_BOOL, .offset = offsetof(struct cost_params, crosstalk),
+	  .help = "no poller; alone and crosstalk phases (another process write+statx on a tmpfs)" },
 	{ 0 },
 };
 
@@ -134,7 +139,7 @@ static void *poll_loop(void *arg)
 		/*
 		 * Sleep only when ahead: a clock_nanosleep whose deadline has passed still costs a
 		 * system call (some 25 us on a VM), which held --poll-rate 1000000 at 33k-44k
-		 * queries/s while max reached 900k (M2).
+		 * queries/s while max reached 900k.
 		 */
 		now = mgb_clock_ns(CLOCK_MONOTONIC);
 		if (now - next > POLL_CATCH_UP_NS)
@@ -440,7 +445,7 @@ static int cost_prepare(struct cost_cell *c)
 		return -1;
 	if (c->fio && mgb_require_ops(ctx, MGB_OP_STAT))
 		return -1;
-	r = mgb_be_open(be, "cost.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &c->f);
+	r = mgb_open_from_lower(ctx, "cost.dat", O_RDWR | O_CREAT | O_TRUNC, 0644, &c->f);
 	if (r < 0) {
 		c->f.fd = -1;
 		return mgb_err(ctx->err, "open cost.dat: %s", strerror(-r));

@@ -10,6 +10,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+enum {
+	MGB_EXIT_OK = 0,
+	MGB_EXIT_FAIL = 1,
+	MGB_EXIT_USAGE = 2,
+	MGB_EXIT_SIGNAL_BASE = 128, /* stopped by signal N: 128 + N, like a shell (130 for SIGINT) */
+};
+
 struct mgb_cmd_option {
 	const char *name;  /* the long name, without "--" */
 	int letter;        /* the short form, or 0 */
@@ -42,5 +49,17 @@ void mgb_cmd_options_print(FILE *out, const struct mgb_cmd_option *opts);
 
 /* A usage error unless every argument from optind on was taken: for commands without operands. */
 int mgb_cmd_no_operands(const struct mgb_cmdline *cl, int argc, char **argv);
+
+/* Split a comma list into at most max items, each looked up by find; an unknown item, an empty
+ * list or too many items is a usage error of verb (the message names the item). */
+int mgb_parse_list(const char *verb, const char *what, char *text, const void **items, unsigned max,
+		   unsigned *n, const void *(*find)(const char *));
+
+/* Split a comma list of names (metrics) into at most max items, in place; none or too many is a
+ * usage error of verb naming opt. */
+int mgb_split_names(const char *verb, const char *opt, char *text, const char **items, unsigned max, unsigned *n);
+
+/* Print "mgbench <verb>: <message>" to stderr and return MGB_EXIT_USAGE. */
+int mgb_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

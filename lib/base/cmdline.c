@@ -2,9 +2,10 @@
 /* One option parser for every command: getopt_long driven by the command's rows (cmdline.h). */
 #include "config.h"
 #include "cmdline.h"
-#include "mgbench.h"
 
 #include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #define MAX_ROWS 256
@@ -125,4 +126,54 @@ void mgb_cmd_options_print(FILE *out, const struct mgb_cmd_option *opts)
 			fprintf(out, "%*s", (int)width + 4, "");
 		}
 	}
+}
+
+int mgb_parse_list(const char *verb, const char *what, char *text, const void **items, unsigned max,
+		   unsigned *n, const void *(*find)(const char *))
+{
+	char *save = NULL;
+
+	*n = 0;
+	for (char *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const void *item = find(tok);
+
+		if (!item)
+			return mgb_usage_error(verb, "unknown %s '%s' (see 'mgbench list')", what, tok);
+		if (*n == max)
+			return mgb_usage_error(verb, "too many items in the %s list", what);
+		/* Two equal entries would make cells that cannot be told apart: use --repeat. */
+		for (unsigned i = 0; i < *n; i++)
+			if (items[i] == item)
+				return mgb_usage_error(verb, "%s '%s' given twice (use --repeat N to run it again)",
+						       what, tok);
+		items[(*n)++] = item;
+	}
+	if (*n == 0)
+		return mgb_usage_error(verb, "empty %s list", what);
+	return 0;
+}
+
+int mgb_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "mgbench%s%s: ", verb ? " " : "", verb ? verb : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return MGB_EXIT_USAGE;
+}
+
+int mgb_split_names(const char *verb, const char *opt, char *text, const char **items, unsigned max, unsigned *n)
+{
+	char *save = NULL;
+
+	*n = 0;
+	for (char *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == max)
+			return mgb_usage_error(verb, "%s: at most %u names", opt, max);
+		items[(*n)++] = tok;
+	}
+	return *n ? 0 : mgb_usage_error(verb, "%s: an empty list", opt);
 }
