@@ -14,7 +14,7 @@ struct bad_case {
 	const char *names; /* the message must contain this */
 };
 
-/* Not root: each way of asking names what needs root, and no hint points back at itself (D17). */
+/* Not root: each way of asking names what needs root, and no hint points back at itself. */
 static void not_root(void)
 {
 	char dir[] = "/tmp/mgbench-nobody.XXXXXX", out[64], out2[64];
@@ -70,13 +70,14 @@ int main(void)
 		/* cells that could not be told apart */
 		{ { "run", "write", "--fs", "ext4,ext4", NULL }, 2, "given twice" },
 		{ { "run", "write,write", NULL }, 2, "given twice" },
-		/* a sweep list with one value twice, however spelled (M3), or two sweeps of one option */
+		/* a sweep list with one value twice, however spelled (its document would be refused),
+		 * or two sweeps of one option */
 		{ { "run", "cost", "--fs", "tmpfs", "--phase-ms", "50", "--cycles", "1", "--poll-rate", "10,max,10", "-o", out, NULL }, 2, "given twice" },
 		{ { "run", "cost", "--fs", "tmpfs", "--phase-ms", "50", "--cycles", "1", "--poll-rate", "100,0100", "-o", out, NULL }, 2, "given twice" },
 		{ { "run", "cost", "--fs", "tmpfs", "--phase-ms", "50", "--cycles", "1", "--poll-rate", "10,20", "--poll-rate",
 		    "10,20", "-o", out, NULL },
 		  2, "same parameters" },
-		/* L4: the messages name what was wrong: a backend option that four backends take, and
+		/* the messages name what was wrong: a backend option that four backends take, and
 		 * a --good that is no count of patches */
 		{ { "run", "write", "--backend", "sync", "--nfs-server", "knfsd", NULL },
 		  2, "--nfs-server is an option of backends nfs3, nfs4, nfs3-mount, nfs4-mount, and --backend is sync" },

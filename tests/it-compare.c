@@ -67,7 +67,7 @@ static void compare(void)
 	const char *const md[] = { "compare", "--format", "markdown", tmpfs_doc, ramfs_doc, NULL };
 	const char *const js[] = { "compare", "--format", "json", tmpfs_doc, ramfs_doc, NULL };
 	const char *const bad[] = { "compare", tmpfs_doc, "/dev/null", NULL };
-	/* the review's D8, D10, D13: refusals and a gate that cannot pass silently */
+	/* refusals, and a gate that cannot pass silently */
 	const char *const leafkey[] = { "compare", "--fail-on-regression", "distinct_ratio", tmpfs_doc, ramfs_doc, NULL };
 	const char *const unjudged[] = { "compare", "--fail-on-regression", "writes/s", tmpfs_doc, ramfs_doc, NULL };
 	const char *const nosuch[] = { "compare", "--metrics", "nosuch", tmpfs_doc, ramfs_doc, NULL };
@@ -112,7 +112,7 @@ static void compare(void)
 	t_mgbench(&o, md);
 	T_CHECK(o.status == 0 && strstr(o.out, "| ctime.distinct_ratio | A |") && strstr(o.out, "|---|") &&
 			strstr(o.out, "alpha 0.05") && strstr(o.out, "Benjamini-Hochberg"),
-		"D14: markdown table, alpha and legend:\n%s", o.out);
+		"markdown: table, alpha and legend:\n%s", o.out);
 	t_output_free(&o);
 
 	t_mgbench(&o, js);
@@ -130,18 +130,19 @@ static void compare(void)
 
 	t_mgbench(&o, leafkey);
 	if (ramfs_coarse)
-		T_CHECK(o.status == 1 && strstr(o.err, "got worse"), "D10: a leaf key names the metric: %d %s", o.status,
-			o.err);
+		T_CHECK(o.status == 1 && strstr(o.err, "got worse"), "gate: a leaf key names the metric: %d %s",
+			o.status, o.err);
 	t_output_free(&o);
 	t_mgbench(&o, unjudged);
 	T_CHECK(o.status == 3 && strstr(o.err, "not judged") && !strchr(strchr(o.err, '\n') + 1, '\n'),
-		"D10: one run a side cannot judge writes/s: exit 3, one line: %d %s", o.status, o.err);
+		"gate not judged: one run a side cannot judge writes/s: exit 3, one line: %d %s", o.status, o.err);
 	t_output_free(&o);
 	t_mgbench(&o, nosuch);
-	T_CHECK(o.status == 2 && strstr(o.err, "nosuch"), "D13: --metrics nosuch: %d %s", o.status, o.err);
+	T_CHECK(o.status == 2 && strstr(o.err, "nosuch"), "unknown metric: --metrics nosuch: %d %s", o.status, o.err);
 	t_output_free(&o);
 	t_mgbench(&o, missname);
-	T_CHECK(o.status == 2 && strstr(o.err, "distinct_ratio"), "D10: a miss lists the names: %d %s", o.status, o.err);
+	T_CHECK(o.status == 2 && strstr(o.err, "distinct_ratio"), "gate typo: a miss lists the names: %d %s",
+		o.status, o.err);
 	t_output_free(&o);
 
 	t_mgbench(&o, bad);
@@ -150,7 +151,8 @@ static void compare(void)
 	t_output_free(&o);
 }
 
-/* D8, D13: a document of two filesystems, and two documents that share no cell. */
+/* A document of two filesystems (pooling them hides which one changed), and two documents that
+ * share no cell (no comparison must not read as no change). */
 static void refusals(void)
 {
 	char two[700], other[700];
@@ -167,10 +169,12 @@ static void refusals(void)
 	json_object_set_new(json_array_get(json_object_get(c, "cells"), 0), "workload", json_string("stat"));
 	json_dump_file(c, other, 0);
 	t_mgbench(&o, across);
-	T_CHECK(o.status == 2 && strstr(o.err, "2 filesystems"), "D8: --across-fs refuses: %d %s", o.status, o.err);
+	T_CHECK(o.status == 2 && strstr(o.err, "2 filesystems"), "two filesystems: --across-fs refuses: %d %s",
+		o.status, o.err);
 	t_output_free(&o);
 	t_mgbench(&o, none);
-	T_CHECK(o.status == 1 && strstr(o.err, "no cell of B") && !*o.out, "D13: nothing shared: %d %s", o.status, o.err);
+	T_CHECK(o.status == 1 && strstr(o.err, "no cell of B") && !*o.out, "no shared cell: %d %s", o.status,
+		o.err);
 	t_output_free(&o);
 	unlink(two);
 	unlink(other);
@@ -185,7 +189,8 @@ static void write_doc(json_t *doc, const char *name, char *path, size_t len)
 	json_dump_file(doc, path, 0);
 }
 
-/* The review's D12, D16, D17, D25, D27, D30 on report (and D27 on compare). */
+/* report says what it cannot show rather than hiding it: failed repeats, repeats past a fixed
+ * limit, non-numbers, escapes (on compare too), other kernels, unknown workloads. */
 static void report_defects(void)
 {
 	json_t *base = t_load(tmpfs_doc), *cell0 = json_array_get(json_object_get(base, "cells"), 0);
@@ -200,7 +205,7 @@ static void report_defects(void)
 	const char *const r_other[] = { "report", tmpfs_doc, other, NULL };
 	struct t_output o;
 
-	/* D17: one repeat of three failed */
+	/* one repeat of three failed, and report says so */
 	doc = json_deep_copy(base);
 	cells = json_array();
 	for (int i = 0; i < 3; i++) {
@@ -217,10 +222,11 @@ static void report_defects(void)
 	write_doc(doc, "onefail.json", fail, sizeof(fail));
 	json_decref(doc);
 	t_mgbench(&o, r_fail);
-	T_CHECK(o.status == 0 && strstr(o.out, "1 of 3 repeats failed: pwrite: No space left"), "D17: %s", o.out);
+	T_CHECK(o.status == 0 && strstr(o.out, "1 of 3 repeats failed: pwrite: No space left"),
+		"failed repeat shown: %s", o.out);
 	t_output_free(&o);
 
-	/* D12: 2000 repeats holding 0..1999: all of them count */
+	/* 2000 repeats holding 0..1999: all of them count */
 	doc = json_deep_copy(base);
 	cells = json_array();
 	for (int i = 0; i < 2000; i++) {
@@ -233,33 +239,35 @@ static void report_defects(void)
 	write_doc(doc, "many.json", many, sizeof(many));
 	json_decref(doc);
 	t_mgbench(&o, r_many);
-	T_CHECK(o.status == 0 && strstr(o.out, "min n=2000") && strstr(o.out, " 1999\n"), "D12: %s", o.out);
+	T_CHECK(o.status == 0 && strstr(o.out, "min n=2000") && strstr(o.out, " 1999\n"),
+		"all 2000 repeats count: %s", o.out);
 	t_output_free(&o);
 
-	/* D25: a rate that is not a number is no value */
+	/* a rate that is not a number is no value */
 	doc = json_deep_copy(base);
 	json_object_set_new(json_object_get(json_array_get(json_object_get(doc, "cells"), 0), "metrics"), "writes_per_s",
 			    json_string("fast"));
 	write_doc(doc, "types.json", types, sizeof(types));
 	json_decref(doc);
 	t_mgbench(&o, r_types);
-	T_CHECK(o.status == 0 && strstr(o.out, " -\n"), "D25: 'fast' prints as -: %s", o.out);
+	T_CHECK(o.status == 0 && strstr(o.out, " -\n"), "non-number: 'fast' prints as -: %s", o.out);
 	t_output_free(&o);
 
-	/* D30: only an unknown workload */
+	/* only an unknown workload: named, not an empty table and exit 0 */
 	doc = json_deep_copy(base);
 	json_object_set_new(json_array_get(json_object_get(doc, "cells"), 0), "workload", json_string("nosuch"));
 	write_doc(doc, "unknown.json", unknown, sizeof(unknown));
 	json_decref(doc);
 	t_mgbench(&o, r_unknown);
-	T_CHECK(o.status == 1 && strstr(o.err, "no cell of a workload"), "D30: %d %s", o.status, o.err);
+	T_CHECK(o.status == 1 && strstr(o.err, "no cell of a workload"), "unknown workload: %d %s", o.status, o.err);
 	t_output_free(&o);
 	t_mgbench(&o, c_unknown);
-	T_CHECK(o.status == 1 && strstr(o.err, "workload this mgbench knows (nosuch)"), "D30: compare: %d %s", o.status,
+	T_CHECK(o.status == 1 && strstr(o.err, "workload this mgbench knows (nosuch)"),
+		"unknown workload, compare: %d %s", o.status,
 		o.err);
 	t_output_free(&o);
 
-	/* D27: an escape sequence in a document reaches no terminal */
+	/* an escape sequence in a document reaches no terminal */
 	doc = json_deep_copy(base);
 	json_object_set_new(json_array_get(json_object_get(doc, "cells"), 0), "fs", json_string("tm\x1b[31mp\nfs"));
 	json_object_set_new(json_object_get(json_array_get(json_object_get(doc, "cells"), 0), "params"), "query",
@@ -272,23 +280,23 @@ static void report_defects(void)
 	write_doc(doc, "escape2.json", esc2, sizeof(esc2));
 	json_decref(doc);
 	t_mgbench(&o, r_esc);
-	T_CHECK(o.status == 0 && !strchr(o.out, '\x1b'), "D27: report: %s", o.out);
+	T_CHECK(o.status == 0 && !strchr(o.out, '\x1b'), "escape, report: %s", o.out);
 	t_output_free(&o);
 	t_mgbench(&o, c_esc);
-	T_CHECK(o.status == 0 && !strchr(o.out, '\x1b') && !strstr(o.out, "p\nfs"), "D27: compare: %s", o.out);
+	T_CHECK(o.status == 0 && !strchr(o.out, '\x1b') && !strstr(o.out, "p\nfs"), "escape, compare: %s", o.out);
 	t_output_free(&o);
 	t_mgbench(&o, c_esc_gate);
-	T_CHECK(!strchr(o.err, '\x1b') && strstr(o.err, "not judged"), "D27: the gate's lines: %s", o.err);
+	T_CHECK(!strchr(o.err, '\x1b') && strstr(o.err, "not judged"), "escape, the gate's lines: %s", o.err);
 	t_output_free(&o);
 	unlink(esc2); /* the plot test counts the files it leaves */
 
-	/* D16: another kernel's document is not silently merged */
+	/* another kernel's document is not silently merged */
 	doc = json_deep_copy(base);
 	json_object_set_new(json_object_get(doc, "kernel"), "release", json_string("5.15.0"));
 	write_doc(doc, "other.json", other, sizeof(other));
 	json_decref(doc);
 	t_mgbench(&o, r_other);
-	T_CHECK(o.status == 0 && strstr(o.out, "different kernels"), "D16: %s", o.out);
+	T_CHECK(o.status == 0 && strstr(o.out, "different kernels"), "other kernel named: %s", o.out);
 	t_output_free(&o);
 
 	unlink(fail);
@@ -320,7 +328,7 @@ static void repeats_doc(json_t *base, int n, double distinct, double rounds, con
 	json_decref(doc);
 }
 
-/* D23, D25 and what the regenerated seeds comparison showed: p never rounded onto alpha, a
+/* How values are shown, as the regenerated seeds comparison needed: p never rounded onto alpha, a
  * flag shown as yes/no, a parameter not judged, a change from 0 in the metric's unit. */
 static void presentation(void)
 {
@@ -329,7 +337,7 @@ static void presentation(void)
 	const char *src = getenv("srcdir") ?: ".";
 	struct t_output o;
 
-	/* D23: 10 repeats of 11/100 against 14/100: Fisher p = 0.04974, shown as 0.05 by %.2g */
+	/* 10 repeats of 11/100 against 14/100: Fisher p = 0.04974, shown as 0.05 by %.2g */
 	repeats_doc(base, 10, 11, 100, "p_a.json", a, sizeof(a));
 	repeats_doc(base, 10, 14, 100, "p_b.json", b, sizeof(b));
 	{
@@ -337,14 +345,14 @@ static void presentation(void)
 
 		t_mgbench(&o, args);
 		T_CHECK(o.status == 0 && strstr(o.out, "better") && strstr(o.out, "0.04974") && !strstr(o.out, " 0.05 "),
-			"D23: p 0.04974 is not printed as 0.05: %s", o.out);
+			"p 0.04974 is not printed as 0.05: %s", o.out);
 		t_output_free(&o);
 	}
 	unlink(a);
 	unlink(b);
 	json_decref(base);
 
-	/* the seeds documents: revalidate's judged (D25), ordering's rounds, worst inv from 0 */
+	/* the seeds documents: revalidate's judged flag, ordering's rounds, worst inv from 0 */
 	snprintf(ctl, sizeof(ctl), "%s/results/seeds-6.1-control-suite.json", src);
 	snprintf(ser, sizeof(ser), "%s/results/seeds-6.1-series-suite.json", src);
 	{
@@ -352,7 +360,7 @@ static void presentation(void)
 
 		t_mgbench(&o, args);
 		T_CHECK(o.status == 0, "seeds: %s", o.err);
-		T_CHECK(strstr(o.out, "judged    A       yes\n          B       yes\n"), "D25: judged is yes/no: %s", o.out);
+		T_CHECK(strstr(o.out, "judged    A       yes\n          B       yes\n"), "judged is yes/no: %s", o.out);
 		T_CHECK(strstr(o.out, "rounds    A     10000\n          B     10000\n"), "rounds is not judged: %s", o.out);
 		T_CHECK(!strstr(o.out, "+6164080") && strstr(o.out, "+6.2ms"), "a change from 0 in its unit: %s", o.out);
 		t_output_free(&o);
@@ -361,7 +369,7 @@ static void presentation(void)
 		const char *const args[] = { "compare", "--format", "json", ctl, ser, NULL };
 
 		t_mgbench(&o, args);
-		T_CHECK(o.status == 0 && strstr(o.out, "\"not tested\""), "D25: a flag or parameter is not tested");
+		T_CHECK(o.status == 0 && strstr(o.out, "\"not tested\""), "a flag or parameter is not tested");
 		t_output_free(&o);
 	}
 }

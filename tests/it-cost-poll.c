@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Integration: a paced query stream reaches what the machine can give it (M2).  The paced poller
+ * Integration: a paced query stream reaches what the machine can give it.  The paced poller
  * called clock_nanosleep once per query even behind its schedule, some 25 us a call on a VM: asked
  * for 1000000 queries/s it reached 33k-44k while max reached 900k, and nothing said so.
  *   Judged side by side in one run, no fixed speed: --poll-rate 1000000,max; the paced stream

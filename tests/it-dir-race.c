@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Integration: `run --dir` under a directory another user owns (the second sweep's C1).  That user
- * (nobody, here) lays out a tree of their own, waits for root's run directory to appear, swaps
- * the directory it was made in for their tree under the same names, and, as soon as root starts
- * deleting in that tree, turns a subdirectory into a symbolic link to /.  Root's teardown used to
- * walk the path again and delete, through the link, a root-owned file the user named.  Now the run
- * says the directory is not trusted, works and tears down through the descriptors it opened, and
- * removes only what it made: the victim and the user's own tree are untouched.
+ * Integration: `run --dir` under a directory another user owns, who could make root delete what is
+ * not the run's.  That user (nobody, here) lays out a tree of their own, waits for root's run
+ * directory to appear, swaps the directory it was made in for their tree under the same names,
+ * and, as soon as root starts deleting in that tree, turns a subdirectory into a symbolic link to
+ * /.  Root's teardown used to walk the path again and delete, through the link, a root-owned file
+ * the user named.  Now the run says the directory is not trusted, works and tears down through the
+ * descriptors it opened, and removes only what it made: the victim and the user's own tree are
+ * untouched.
  */
 #include "config.h"
 #include "helpers.h"
@@ -106,7 +107,7 @@ static int racer(const char *u, const char *rel, int ready_fd)
 	snprintf(p, sizeof(p), "%s/bench.orig", u);
 	if (rename(bench, p) || rename(evil, bench))
 		return 14;
-	/* root's teardown has begun in our tree: the link, as in the review's appendix */
+	/* root's teardown has begun in our tree: now turn a subdirectory into a link to / */
 	struct pollfd pf = { .fd = in, .events = POLLIN };
 	char ev[4096];
 
@@ -126,7 +127,7 @@ int main(void)
 	char c;
 
 	t_require(&(struct t_needs){ .root = true, .filesystems = "tmpfs" });
-	{ /* the M1 case runs from another directory */
+	{ /* the relative --dir case runs from another directory */
 		char *bin = realpath(getenv("MGBENCH") ?: "./mgbench", NULL);
 
 		if (bin)
@@ -143,12 +144,12 @@ int main(void)
 	snprintf(out, sizeof(out), "%s/r.json", top);
 	mkdir(u, 0755);
 	T_CHECK(chown(u, NOBODY, NOBODY) == 0, "chown %s: %s", u, strerror(errno));
-	mkdir(bench, 0755); /* root's, as in the review's setup */
+	mkdir(bench, 0755); /* root's, made for the run as an admin would */
 	mkdir(victim_dir, 0700);
 	make_file(victim);
 	chmod(victim, 0600);
 
-	t_case("C1: the racer's swap deletes nothing of root's");
+	t_case("swapped tree: the racer's swap deletes nothing of root's");
 	T_CHECK(pipe2(pipefd, O_CLOEXEC) == 0, "pipe");
 	pid = fork();
 	if (pid == 0) {
@@ -192,7 +193,7 @@ int main(void)
 	t_output_free(&o);
 	t_case_end();
 
-	t_case("C1: an NFS backend refuses --dir under another user's directory");
+	t_case("an NFS backend refuses --dir under another user's directory");
 	{
 		const char *args[] = { "run", "write", "--dir", bench, "--backend", "nfs3", "--rounds", "100", "-q", "-o", out, NULL };
 
@@ -203,7 +204,7 @@ int main(void)
 	}
 	t_case_end();
 
-	t_case("M1: a relative --dir is a full path for the NFS server");
+	t_case("a relative --dir is a full path for the NFS server");
 	{
 		char cwd[PATH_MAX], b[1024];
 		const char *args[] = { "run", "write", "--dir", "rel", "--backend", "nfs3", "--rounds", "200", "-q", "-o",

@@ -69,7 +69,7 @@ fc() { # fc OUT ARGS...: the controller step, stdout+stderr to OUT; returns its 
 	python3 "$FC" --mgbench "$MGBENCH" "$@" >"$out" 2>&1
 }
 
-# --- H1: a deeply nested valid document -------------------------------------------------------
+# --- a deeply nested valid document: named invalid, the other pairs still compared -------------
 R=$T/deep/results
 for h in b b-dev c c-dev; do mkdir -p "$R/$h" && cp "$T/tmpfs.json" "$R/$h/mgbench.json"; done
 python3 - "$R/c-dev/mgbench.json" <<'EOF'
@@ -93,7 +93,7 @@ for f in report.md report.json b--b-dev.txt; do
 	check "deep document: compare/$f written" [ -s "$R/compare/$f" ]
 done
 
-# --- L10: host names with '/' and '..' --------------------------------------------------------
+# --- host names with '/' and '..' -------------------------------------------------------------
 W=$T/names
 R=$W/results
 for h in ok ok-dev inside; do mkdir -p "$R/$h" && cp "$T/tmpfs.json" "$R/$h/mgbench.json"; done
@@ -122,7 +122,7 @@ EOF
 after=$(cd "$W" && find . | grep -v '^\./results/compare' | sort)
 check "hostile names: nothing written outside results/compare" [ "$before" = "$after" ]
 
-# --- L11: a node's strings reach no terminal and no markdown as code ----------------------------
+# --- a node's strings reach no terminal and no markdown as code ---------------------------------
 R=$T/esc/results
 for h in e e-dev; do mkdir -p "$R/$h" && cp "$T/tmpfs.json" "$R/$h/mgbench.json"; done
 python3 - "$R/e-dev/mgbench.json" <<'EOF'

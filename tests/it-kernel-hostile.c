@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Integration: `mgbench kernel build` against hostile input and interruptions (issue 18, the
- * review's D3 D4 D6 D9 D14-D16 D19-D22 D29 D30).  A fake kernel tree stands in for Linux: its
- * Makefile's tinyconfig/olddefconfig/bzImage are a few shell lines (a config that keeps what was
- * appended, a bzImage and vmlinux of a few bytes), so every case runs in well under a second,
- * in a private MGBENCH_CACHE; no real kernel is compiled and the shared cache is not touched.
+ * Integration: `mgbench kernel build` against hostile input and interruptions (issue 18).  A fake
+ * kernel tree stands in for Linux: its Makefile's tinyconfig/olddefconfig/bzImage are a few shell
+ * lines (a config that keeps what was appended, a bzImage and vmlinux of a few bytes), so every
+ * case runs in well under a second, in a private MGBENCH_CACHE; no real kernel is compiled and the
+ * shared cache is not touched.
  */
 #include "config.h"
 #include "helpers.h"
@@ -216,7 +216,7 @@ static unsigned kbuild_count(const char *suffix)
 	return n;
 }
 
-/* D6: SIGINT/SIGTERM while make runs stop it at once, leave no work tree and no failure log. */
+/* SIGINT/SIGTERM while make runs stop it at once, leave no work tree and no failure log. */
 static void signal_during_make(int sig)
 {
 	char tiny[800], name[32];
@@ -234,7 +234,7 @@ static void signal_during_make(int sig)
 	kill(pid, sig);
 	rc = wait_for(pid, 8);
 	T_CHECK(rc == 128 + sig, "signal %d while make runs: exit %d, want %d", sig, rc, 128 + sig);
-	fprintf(stderr, "D6: signal %d: exit %d after %.2f s\n", sig, rc, t_now_s() - t0);
+	fprintf(stderr, "stopped make: signal %d: exit %d after %.2f s\n", sig, rc, t_now_s() - t0);
 	T_CHECK(child > 0 && gone(child, 3), "make's child (pid %d) was stopped", (int)child);
 	T_CHECK(kbuild_count(".work") == 0, "no work tree left: %u", kbuild_count(".work"));
 	T_CHECK(kbuild_count(".failed.log") == 0, "no failure log claiming a compile failure");
@@ -246,7 +246,7 @@ static void signal_during_make(int sig)
 		kill(child, SIGKILL);
 }
 
-/* D30: SIGKILL during the copy leaves no cp behind; the next build collects the stale .work. */
+/* SIGKILL during the copy leaves no cp behind; the next build collects the stale .work. */
 static void sigkill_during_copy(void)
 {
 	const char *shim = path_of("shim"), *mark = path_of("cp.pid");
@@ -525,7 +525,7 @@ static void changed_source_tree(void)
 	free(v), free(out), json_decref(m);
 }
 
-/* D16: a failed make tinyconfig points to a log that exists and holds make's output. */
+/* a failed make tinyconfig points to a log that exists and holds make's output. */
 static void config_failure_keeps_log(void)
 {
 	const char *args[] = { "kernel", "build", "-q", "--source",
@@ -557,7 +557,7 @@ static void refused(const char *what, const char *const args[], const char *want
 	free(out);
 }
 
-/* D19, D20, D22: an empty patch, a directory as --config, a FIFO named *.patch. */
+/* Inputs once taken silently or hung on: an empty patch, a directory as --config, a FIFO named *.patch. */
 static void bad_inputs(const char *tree)
 {
 	const char *empty = path_of("empty.patch"), *fifodir = path_of("fifopatches");
@@ -565,16 +565,16 @@ static void bad_inputs(const char *tree)
 
 	write_file(empty, "");
 	const char *a1[] = { "kernel", "build", "-q", "--source", tree, "--patches", empty, NULL };
-	refused("D19 empty patch", a1, "empty");
+	refused("empty patch", a1, "empty");
 	const char *a2[] = { "kernel", "build", "-q", "--source", tree, "--config", "/etc", NULL };
-	refused("D20 --config /etc", a2, "not a regular file");
+	refused("--config /etc", a2, "not a regular file");
 	mkdir(fifodir, 0755);
 	snprintf(fifo, sizeof(fifo), "%s/0001-x.patch", fifodir);
 	mkfifo(fifo, 0644);
 	const char *a3[] = { "kernel", "build", "-q", "--source", tree, "--patches", fifodir, NULL };
-	refused("D22 FIFO patch", a3, "not a regular file");
+	refused("FIFO patch", a3, "not a regular file");
 
-	/* L6: what follows a NUL byte is checked too, so a NUL is refused */
+	/* what follows a NUL byte is checked too, so a NUL is refused */
 	const char *nul = path_of("nul.config");
 	FILE *f = fopen(nul, "w");
 
@@ -583,8 +583,8 @@ static void bad_inputs(const char *tree)
 		fclose(f);
 	}
 	const char *a4[] = { "kernel", "build", "-q", "--source", tree, "--config", nul, NULL };
-	refused("L6 --config with a NUL byte", a4, "NUL byte");
-	/* L7: a file that is no config fragment is not echoed (a link to /etc/shadow in the review) */
+	refused("--config with a NUL byte", a4, "NUL byte");
+	/* a file that is no config fragment is not echoed (it could be a link to /etc/shadow) */
 	const char *secret = path_of("secret.txt");
 	char *out;
 
@@ -593,7 +593,7 @@ static void bad_inputs(const char *tree)
 	int rc = run(a5, 15, &out);
 
 	T_CHECK(rc == 1 && strstr(out, "no config fragment") && !strstr(out, "notapassword"),
-		"L7 a file that is no config is refused without quoting it: exit %d: %s", rc, out);
+		"a file that is no config is refused without quoting it: exit %d: %s", rc, out);
 	free(out);
 }
 
@@ -621,7 +621,7 @@ static void config_debian_refused(const char *tree)
 }
 
 /*
- * M6: a patch that holds no diff, and a --metric no column has, are refused before anything is
+ * A patch that holds no diff, and a --metric no column has, are refused before anything is
  * built or booted: kernel build at once, and kernel bisect before it builds its good prefix
  * (it built and booted the prefixes before the bad patch, then failed once per filesystem).
  */
@@ -638,10 +638,10 @@ static void bisect_checks_first(const char *tree)
 	write_file(good, "--- a/Kconfig\n+++ b/Kconfig\n@@ -1 +1,2 @@\n+# a comment\n source \"arch/x86/Kconfig\"\n");
 	write_file(garbage, "Subject: a mail without its diff\n\nThe patch was not attached.\n");
 	const char *a1[] = { "kernel", "build", "-q", "--source", tree, "--patches", dir, NULL };
-	refused("M6 kernel build: a patch without a diff", a1, "it holds no diff");
+	refused("kernel build: a patch without a diff", a1, "it holds no diff");
 	const char *a2[] = { "kernel", "bisect", "-q", "--source", tree, "--patches", dir, "--good", "1", "--metric", "distinct",
 			     "-o", out, "--", "run", "write", "--fs", "tmpfs", NULL };
-	refused("M6 kernel bisect: a patch without a diff", a2, "0002-not-a-diff.patch cannot be read: it holds no diff");
+	refused("kernel bisect: a patch without a diff", a2, "0002-not-a-diff.patch cannot be read: it holds no diff");
 	T_CHECK(stat(out, &st) && errno == ENOENT, "the refused bisect made no %s", out);
 	unlink(garbage);
 	const char *a3[] = { "kernel", "bisect", "-q", "--source", tree, "--patches", dir, "--metric", "distinc", "-o",
@@ -694,7 +694,7 @@ static unsigned worktrees(const char *repo, bool *prunable)
 	return n;
 }
 
-/* L2: a commit subject is printed without its escape sequences, C1 controls and bidi overrides. */
+/* a commit subject is printed without its escape sequences, C1 controls and bidi overrides. */
 static void bisect_git_subject(void)
 {
 	const char *subject = "evil \033]0;title\007\033[2J \xc2\x9b" "31m red \xe2\x80\xae desrever \xe2\x81\xa6";
@@ -722,7 +722,7 @@ static void bisect_git_subject(void)
 }
 
 /*
- * L3: a failed bisect, and one stopped by SIGINT while make runs, leave no empty
+ * A failed bisect, and one stopped by SIGINT while make runs, leave no empty
  * mgbench-bisect directory (-o here) and no worktree entry in the user's repository.
  */
 static void bisect_git_leftovers(void)
@@ -771,7 +771,7 @@ static void no_network(void *arg)
 }
 
 /*
- * L12: kernel build's downloads say they are kernel build's: offline (a network namespace of
+ * Kernel build's downloads say they are kernel build's: offline (a network namespace of
  * its own), Debian's config for a 6.1 tree is fetched as linux-image, which fails after the
  * progress line; it read "mgbench vm: downloading".
  */
@@ -783,7 +783,7 @@ static void download_progress(const char *tree)
 	t_mgbench_with(&o, args, no_network, NULL);
 	if (o.status == 125) {
 		t_output_free(&o);
-		fprintf(stderr, "L12: no network namespace here: not judged\n");
+		fprintf(stderr, "offline download: no network namespace here: not judged\n");
 		return;
 	}
 	T_CHECK(o.status == 1 && strstr(o.err, "mgbench kernel: downloading linux-image-") && !strstr(o.err, "mgbench vm"),
@@ -831,7 +831,7 @@ static void bisect_git_refused(void)
 	T_CHECK(!worktree, "no worktree (kbuild/git-*) was made in the cache");
 }
 
-/* D15, D29: string values with blanks and long values stick; parse errors are escaped; a
+/* string values with blanks and long values stick; parse errors are escaped; a
  * "# CONFIG_X is not set" for an option the kernel does not have is refused. */
 static void config_fragments(const char *tree)
 {
@@ -843,19 +843,19 @@ static void config_fragments(const char *tree)
 	write_file(frag, text);
 	const char *a1[] = { "kernel", "build", "-q", "--source", tree, "--config", frag, NULL };
 	rc = run(a1, 20, &out);
-	T_CHECK(rc == 0, "D15 a string value with a blank, and one of 300 characters, stick: %d %s", rc, out);
+	T_CHECK(rc == 0, "a string value with a blank, and one of 300 characters, stick: %d %s", rc, out);
 	free(out);
 
-	write_file(bin, "CONFIG_A=y\nCONFIG_B\033[31mred\001\n"); /* config-like, so quoted (L7) */
+	write_file(bin, "CONFIG_A=y\nCONFIG_B\033[31mred\001\n"); /* config-like, so its line may be quoted */
 	const char *a2[] = { "kernel", "build", "-q", "--source", tree, "--config", bin, NULL };
 	rc = run(a2, 15, &out);
 	T_CHECK(rc == 1 && !strchr(out, '\033') && !strchr(out, '\001') && strstr(out, "\\x1b"),
-		"D29 a binary line is shown escaped: %d %s", rc, out);
+		"a binary line is shown escaped: %d %s", rc, out);
 	free(out);
 
 	write_file(typo, "# CONFIG_TYPO is not set\n");
 	const char *a3[] = { "kernel", "build", "-q", "--source", tree, "--config", typo, NULL };
-	refused("D29 # CONFIG_TYPO is not set", a3, "CONFIG_TYPO");
+	refused("# CONFIG_TYPO is not set", a3, "CONFIG_TYPO");
 }
 
 /* --config-only compiles nothing: it finishes while another build holds the shared work tree's
@@ -887,7 +887,7 @@ static void config_only_does_not_wait(const char *tree)
 	}
 }
 
-/* D21: an EXTRAVERSION with ../ stays inside the cache. */
+/* an EXTRAVERSION with ../ stays inside the cache. */
 static void version_traversal(void)
 {
 	char p[800];
@@ -899,7 +899,7 @@ static void version_traversal(void)
 	snprintf(p, sizeof(p), "%s/kbuild/6.1.0-x", cache);
 	mkdir(p, 0755);
 	rc = run(args, 20, &out);
-	fprintf(stderr, "D21: exit %d: %s", rc, out);
+	fprintf(stderr, "EXTRAVERSION with ../: exit %d: %s", rc, out);
 	free(out);
 	DIR *d = opendir(base);
 	struct dirent *e;
@@ -936,25 +936,25 @@ static void check_hashes(const char *dir)
 
 	snprintf(p, sizeof(p), "%s/manifest.json", dir);
 	m = t_load(p);
-	T_CHECK(m && json_is_object(json_object_get(m, "sha256")), "D9 the manifest has sha256 {}");
+	T_CHECK(m && json_is_object(json_object_get(m, "sha256")), "the manifest has sha256 {}");
 	for (unsigned i = 0; m && i < MGB_ARRAY_SIZE(files); i++) {
 		const char *want = json_string_value(json_object_get(json_object_get(m, "sha256"), files[i]));
 
 		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-		T_CHECK(want && !mgb_sha256_file(p, sha, err) && !strcmp(sha, want), "D9 sha256 of %s: %s vs %s",
+		T_CHECK(want && !mgb_sha256_file(p, sha, err) && !strcmp(sha, want), "sha256 of %s: %s vs %s",
 			files[i], want ?: "(none)", sha);
 	}
 	json_decref(m);
 }
 
-/* D3, D9, D14: -o into directories others control, foreign directories, atomic replacement. */
+/* -o into directories others control, foreign directories, atomic replacement. */
 static void output_dirs(const char *tree)
 {
 	const char *victim = path_of("victim"), *uout = path_of("userout"), *proj = path_of("proj");
 	const char *okdir = path_of("ok"), *open_parent = path_of("open"), *sub = path_of("open/kout");
 	char p[800], *s;
 
-	/* D3: another user's -o directory with a planted NAME.tmp symlink */
+	/* another user's -o directory with a planted NAME.tmp symlink */
 	write_file(victim, "root only\n");
 	chmod(victim, 0600);
 	mkdir(uout, 0755);
@@ -965,27 +965,27 @@ static void output_dirs(const char *tree)
 	if (chown(uout, 65534, 65534))
 		fprintf(stderr, "chown: %s\n", strerror(errno));
 	const char *a1[] = { "kernel", "build", "-q", "--source", tree, "-o", uout, NULL };
-	refused("D3 -o owned by another user", a1, "another user");
+	refused("-o owned by another user", a1, "another user");
 	s = t_slurp(victim);
-	T_CHECK(s && !strcmp(s, "root only\n"), "D3 the planted symlink's target is untouched");
+	T_CHECK(s && !strcmp(s, "root only\n"), "the planted symlink's target is untouched");
 	free(s);
 	/* a new -o inside a directory every user can write (not sticky) */
 	mkdir(open_parent, 0777);
 	chmod(open_parent, 0777);
 	const char *a2[] = { "kernel", "build", "-q", "--source", tree, "-o", sub, NULL };
-	refused("D3 -o in a world-writable directory", a2, "writable by every user");
+	refused("-o in a world-writable directory", a2, "writable by every user");
 
-	/* D14: a directory that holds someone's manifest.json */
+	/* a directory that holds someone's manifest.json */
 	mkdir(proj, 0755);
 	snprintf(p, sizeof(p), "%s/manifest.json", proj);
 	write_file(p, "{\"name\":\"my npm project\"}\n");
 	const char *a3[] = { "kernel", "build", "-q", "--source", tree, "-o", proj, NULL };
-	refused("D14 -o with a foreign manifest.json", a3, "not a kernel build directory");
+	refused("-o with a foreign manifest.json", a3, "not a kernel build directory");
 	s = t_slurp(p);
-	T_CHECK(s && strstr(s, "npm"), "D14 the foreign manifest is untouched");
+	T_CHECK(s && strstr(s, "npm"), "the foreign manifest is untouched");
 	free(s);
 
-	/* D9: exported whole, with hashes; an earlier build directory is replaced whole */
+	/* exported whole, with hashes; an earlier build directory is replaced whole */
 	const char *a4[] = { "kernel", "build", "-q", "--source", tree, "-o", okdir, NULL };
 	char *out;
 	int rc = run(a4, 20, &out);
@@ -1010,7 +1010,7 @@ static void output_dirs(const char *tree)
 }
 
 /*
- * C2 (second sweep): -o is made, with its missing parents, and held open when the build starts.
+ * -o is made, with its missing parents, and held open when the build starts.
  * Before, a missing parent under /tmp could be made by any user during the build, pointing at a
  * directory of root's, which root then replaced with the build, deleting what it held.  Here the
  * path is turned (by root, standing for whoever could) while make runs: the export refuses, and
@@ -1082,7 +1082,7 @@ static void output_held(bool replace_output)
 	free(out);
 }
 
-/* D4: kbuild's own cache directories are refused when others can write them. */
+/* kbuild's own cache directories are refused when others can write them. */
 static void cache_dirs(const char *tree)
 {
 	static const char *const subs[] = { "kbuild", "src" };
@@ -1098,12 +1098,12 @@ static void cache_dirs(const char *tree)
 		mkdir(p, 0777);
 		chmod(p, 0777);
 		setenv("MGBENCH_CACHE", c, 1);
-		snprintf(name, sizeof(name), "D4 %s/ writable by all", subs[i]);
+		snprintf(name, sizeof(name), "%s/ writable by all", subs[i]);
 		refused(name, args, "writable by every user");
 	}
 	setenv("MGBENCH_CACHE", cache, 1);
 
-	/* L5: a build in the cache that others could write since is not exported */
+	/* a build in the cache that others could write since is not exported */
 	const char *t5 = fake_tree("l5tree", "-l5", NULL, NULL), *out5 = path_of("l5out");
 	const char *args[] = { "kernel", "build", "-q", "--source", t5, NULL };
 	const char *args_o[] = { "kernel", "build", "-q", "--source", t5, "-o", out5, NULL };
@@ -1111,7 +1111,7 @@ static void cache_dirs(const char *tree)
 	int rc = run(args, 60, &out);
 	glob_t g = { 0 };
 
-	T_CHECK(rc == 0, "L5 the build: exit %d: %s", rc, out);
+	T_CHECK(rc == 0, "the build to be cached: exit %d: %s", rc, out);
 	free(out);
 	snprintf(key, sizeof(key), "%s/kbuild/*-*", cache);
 	glob(key, 0, NULL, &g);
@@ -1128,8 +1128,8 @@ static void cache_dirs(const char *tree)
 			snprintf(key, sizeof(key), "%s", g.gl_pathv[i]);
 	}
 	globfree(&g);
-	T_CHECK(key[0] && !chmod(key, 0777), "L5 found the cached build: %s", key);
-	refused("L5 a cached build others can write", args_o, "writable by every user");
+	T_CHECK(key[0] && !chmod(key, 0777), "found the cached build: %s", key);
+	refused("a cached build others can write", args_o, "writable by every user");
 	if (key[0])
 		chmod(key, 0755);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Integration: the embedded NFS server is the run's own, and a server that dies takes only its
- * cell with it (issue 18: D1, D2, D7, D8, D23, D31 of the reliability review).
+ * cell with it (issue 18).
  *   An unprivileged local client (uid 65534, AUTH_SYS uid 0, no reserved port) reaching the
  *     embedded server is refused, where root's client (mgbench's own kind) gets in.
  *   kill -9 of the server mid-cell, several times: a clean exit 1 (never a signal), the
@@ -165,7 +165,7 @@ static unsigned count_entries(const char *dir)
 	return n;
 }
 
-/* ---- D1: an unprivileged client is refused ---- */
+/* ---- an unprivileged client is refused ---- */
 
 #ifdef HAVE_LIBNFS
 enum { GOT_IN = 0, MOUNT_REFUSED = 3, CREATE_REFUSED = 4, SETUP_FAILED = 5 };
@@ -242,11 +242,11 @@ static void unprivileged_client(void)
 		kill(run, SIGINT);
 		wait_exit(run, NULL);
 	}
-	T_CHECK(count_entries(dir) == 0, "D1: the --dir run directories were removed");
+	T_CHECK(count_entries(dir) == 0, "the --dir run directories were removed");
 }
 #endif
 
-/* ---- D2: a killed server fails its cell, and only its cell ---- */
+/* ---- a killed server fails its cell, and only its cell ---- */
 
 /* One trial: --repeat 2, kill -9 the second cell's server a little after it starts. */
 static int killed_server_trial(const char *backend, const char *rounds, unsigned trial, bool sigint)
@@ -308,12 +308,12 @@ static void killed_server_valgrind(bool sigint, unsigned wait_s)
 	int rc;
 
 	if (access(VALGRIND, X_OK) < 0) {
-		fprintf(stderr, "D2 under valgrind: not judged, %s is not installed\n", VALGRIND);
+		fprintf(stderr, "killed server under valgrind: not judged, %s is not installed\n", VALGRIND);
 		return;
 	}
 #ifdef __SANITIZE_ADDRESS__
 	/* the sanitizer pass builds mgbench with ASan, whose shadow memory valgrind cannot run */
-	fprintf(stderr, "D2 under valgrind: not judged, this mgbench is built with AddressSanitizer\n");
+	fprintf(stderr, "killed server under valgrind: not judged, this mgbench is built with AddressSanitizer\n");
 	return;
 #endif
 	snprintf(doc, sizeof(doc), "%s", t_result_path("d2-vg.json"));
@@ -341,18 +341,18 @@ static void killed_server(void)
 		crashes += killed_server_trial(i % 2 ? "nfs4" : "nfs3", i % 2 ? "20000" : "40000", i, false);
 	for (unsigned i = 8; i < 12; i++, trials++)
 		crashes += killed_server_trial("nfs3", "40000", i, true);
-	fprintf(stderr, "D2: %u of %u trials crashed\n", crashes, trials);
+	fprintf(stderr, "killed server: %u of %u trials crashed\n", crashes, trials);
 	/* Before the fix, 2 of 3 such trials showed the invalid writes (5, 7, 9 s in). */
 	for (unsigned i = 0; i < 3; i++)
 		killed_server_valgrind(false, 3 + 2 * i);
 	killed_server_valgrind(true, 4);
 	for (int i = 0; i < 100 && count_servers(); i++)
 		usleep(50 * 1000);
-	T_CHECK(count_servers() == 0, "D2: no server left");
+	T_CHECK(count_servers() == 0, "killed server: no server left");
 	t_host_check_clean(&before, "after the killed servers");
 }
 
-/* ---- D8, D23: the rpcbind of a v3 server is its own, and not on the host's network ---- */
+/* ---- the rpcbind of a v3 server is its own, and not on the host's network ---- */
 
 /* TCP sockets listening on port 111 in our network namespace (the host's). */
 static unsigned portmap_listeners(void)
@@ -403,19 +403,19 @@ static void concurrent_v3(void)
 			cells++;
 			failed += !ok;
 			if (!ok)
-				fprintf(stderr, "D8: run %d cell %zu: %s\n", i, k,
+				fprintf(stderr, "concurrent nfs3: run %d cell %zu: %s\n", i, k,
 					json_string_value(json_object_get(c, "error")) ?: "");
 		}
 		json_decref(d);
 	}
-	fprintf(stderr, "D8: %u of %u cells of 3 concurrent nfs3 runs failed; port 111 listeners on the host: "
+	fprintf(stderr, "%u of %u cells of 3 concurrent nfs3 runs failed; port 111 listeners on the host: "
 		"%u before, %u during\n", failed, cells, before, during);
-	T_CHECK(cells == 12 && failed == 0, "D8: concurrent nfs3 runs: %u of %u cells failed", failed, cells);
-	T_CHECK(during <= before, "D23: a run's rpcbind listens on the host's port 111 (%u, %u before)", during,
+	T_CHECK(cells == 12 && failed == 0, "concurrent nfs3 runs: %u of %u cells failed", failed, cells);
+	T_CHECK(during <= before, "a run's rpcbind listens on the host's port 111 (%u, %u before)", during,
 		before);
 }
 
-/* ---- D31: a stopped server fails the cell within about --nfs-timeout ---- */
+/* ---- a stopped server fails the cell within about --nfs-timeout ---- */
 
 static void stopped_server(void)
 {
@@ -449,7 +449,7 @@ static void stopped_server(void)
 	}
 }
 
-/* ---- D7: hostile paths reach the ganesha config ---- */
+/* ---- hostile paths reach the ganesha config ---- */
 
 static void hostile_paths(void)
 {

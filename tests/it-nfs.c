@@ -329,7 +329,7 @@ static void server_dies(void)
 }
 
 /*
- * M7: SIGINT while a call waits for the server's reply (the server stopped, so that the signal
+ * SIGINT while a call waits for the server's reply (the server stopped, so that the signal
  * lands in libnfs's poll, as it did once in 16 runs) gives an interrupted cell with the writes
  * so far, not an error: libnfs reported the cut-short poll as an I/O error.
  */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Integration: `mgbench plot -o` with hostile file names and directories (reliability review
- * D3, D10).  A name with backquotes, quotes, system( and a newline is a name, never gnuplot code;
- * a directory another user can write is refused (that user could plant a symlink where root
- * writes); the picture appears whole or not at all, leaving no temporary file.
+ * Integration: `mgbench plot -o` with hostile file names and directories.  A name with backquotes,
+ * quotes, system( and a newline is a name, never gnuplot code; a directory another user can write
+ * is refused (that user could plant a symlink where root writes); the picture appears whole or not
+ * at all, leaving no temporary file.
  */
 #include "config.h"
 #include "helpers.h"
@@ -62,8 +62,9 @@ static unsigned markers(const char *dir)
 	return n;
 }
 
-/* D1: each payload in every string of a document and in its file name, through every kind; the
- * exit is what the clean document gives, no gnuplot error, no marker. */
+/* no string runs as gnuplot or shell code: each payload in every string of a document and in
+ * its file name, through every kind; the exit is what the clean document gives, no gnuplot
+ * error, no marker. */
 static void fuzz(const char *doc)
 {
 	static const char *const kinds[] = { "distinct", "steps", "counts", "rate" };
@@ -99,19 +100,20 @@ static void fuzz(const char *doc)
 
 				t_mgbench(&o, a1);
 				T_CHECK(o.status == want && !strstr(o.err, "gnuplot"),
-					"D1: --kind %s, payload %zu: exit %d (clean %d): %s", kinds[k], i, o.status, want, o.err);
+					"hostile string: --kind %s, payload %zu: exit %d (clean %d): %s", kinds[k], i,
+					o.status, want, o.err);
 				t_output_free(&o);
 				t_mgbench(&o, a2);
 				T_CHECK(o.status == want && !strstr(o.err, "gnuplot"),
-					"D1: --kind %s, payload %zu, two documents: exit %d (clean %d): %s", kinds[k], i,
-					o.status, want, o.err);
+					"hostile string: --kind %s, payload %zu, two documents: exit %d (clean %d): %s",
+					kinds[k], i, o.status, want, o.err);
 				t_output_free(&o);
 			}
 			unlink(one);
 			unlink(two);
 		}
 	}
-	T_CHECK(markers(dir) == 0, "D1: a document's strings ran %u commands", markers(dir));
+	T_CHECK(markers(dir) == 0, "a document's strings ran %u commands", markers(dir));
 	json_decref(clean);
 }
 
@@ -160,7 +162,7 @@ static bool within_72(const char *s)
 	return true;
 }
 
-/* D18-D22: what a picture says and where it goes. */
+/* What a picture says and where it goes. */
 static void pictures(const char *doc)
 {
 	char a[512], b[512], stat[512], out[512], gp[512];
@@ -189,17 +191,17 @@ static void pictures(const char *doc)
 		json_dump_file(d, a, 0);
 		json_decref(d);
 	}
-	/* D18: an output it cannot write: one line naming it, nothing on stdout */
+	/* an output it cannot write: one line naming it, nothing on stdout */
 	{
 		const char *args[] = { "plot", doc, "-o", "/nonexistent/dir/x.png", NULL };
 
 		t_mgbench(&o, args);
 		T_CHECK(o.status == 1 && !*o.out && strstr(o.err, "No such file or directory") &&
 				strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
-			"D18: exit %d, %zu bytes on stdout, stderr: %s", o.status, strlen(o.out), o.err);
+			"unwritable output: exit %d, %zu bytes on stdout, stderr: %s", o.status, strlen(o.out), o.err);
 		t_output_free(&o);
 	}
-	/* D19: a document without the workload is named */
+	/* a document without the workload is named */
 	snprintf(stat, sizeof(stat), "%s", t_result_path("stat.json"));
 	{
 		const char *run[] = { "run", "stat", "-q", "--fs", "tmpfs", "--rounds", "100", "-o", stat, NULL };
@@ -209,42 +211,44 @@ static void pictures(const char *doc)
 		t_output_free(&o);
 		t_mgbench(&o, args);
 		T_CHECK(o.status == 1 && strstr(o.err, "stat.json: no write cells") && !strstr(o.err, "gnuplot"),
-			"D19: exit %d: %s", o.status, o.err);
+			"missing workload: exit %d: %s", o.status, o.err);
 		t_output_free(&o);
 	}
-	/* D20: on a log axis 0 sits below the smallest positive value, and the label says where */
+	/* on a log axis 0 sits below the smallest positive value, and the label says where */
 	snprintf(out, sizeof(out), "%s", t_result_path("log.txt"));
 	snprintf(gp, sizeof(gp), "%s", t_result_path("log.gp"));
 	{
 		const char *args[] = { "plot", "--log", a, b, "-o", out, "--script", gp, NULL };
 
 		t_mgbench(&o, args);
-		T_CHECK(o.status == 0, "D20: exit %d: %s", o.status, o.err);
+		T_CHECK(o.status == 0, "log axis: exit %d: %s", o.status, o.err);
 		t_output_free(&o);
 		text = slurp(gp);
 		T_CHECK(strstr(text, "1e-05 1e-05 1e-05 1e-06 1e-06 1e-06") && strstr(text, "set yrange [5e-07:*]"),
-			"D20: 0 drawn below 1e-5: %s", text);
+			"log axis: 0 drawn below 1e-5: %s", text);
 		free(text);
 		text = slurp(out);
-		/* D21: the unit, which glyph is which document, and the documents by name */
+		/* the text plot loses nothing the picture says: the unit, which glyph is which document,
+		 * and the documents by name */
 		T_CHECK(strstr(text, "0 drawn at 1e-06") && strstr(text, "y: distinct") && strstr(text, "* A") &&
 				strstr(text, "# B") && strstr(text, "A: A-kernel") && strstr(text, "B: B-kernel") &&
 				within_72(text),
-			"D20, D21: the text plot says what it draws:\n%s", text);
+			"the text plot says what it draws:\n%s", text);
 		free(text);
 	}
-	/* D22: steps of 0 are counted in the legend and drawn where the x label says, not at 1 ns */
+	/* steps of 0 are counted in the legend and drawn where the x label says, not at 1 ns */
 	{
 		const char *args[] = { "plot", "--kind", "steps", a, b, "-o", out, "--script", gp, NULL };
 
 		t_mgbench(&o, args);
-		T_CHECK(o.status == 0, "D22: exit %d: %s", o.status, o.err);
+		T_CHECK(o.status == 0, "steps of 0: exit %d: %s", o.status, o.err);
 		t_output_free(&o);
 		text = slurp(out);
-		T_CHECK(strstr(text, "(200 steps of 0)") && strstr(text, "0 drawn at 100") && within_72(text), "D22: zeros named:\n%s", text);
+		T_CHECK(strstr(text, "(200 steps of 0)") && strstr(text, "0 drawn at 100") && within_72(text),
+			"zeros named:\n%s", text);
 		free(text);
 		text = slurp(gp);
-		T_CHECK(!strstr(text, "\n1 200\n") && strstr(text, "\n100 200\n"), "D22: 0 drawn at 100 ns: %s", text);
+		T_CHECK(!strstr(text, "\n1 200\n") && strstr(text, "\n100 200\n"), "0 drawn at 100 ns: %s", text);
 		free(text);
 	}
 }
@@ -279,7 +283,7 @@ int main(void)
 	mkdir(dir, 0755);
 	T_CHECK(chdir(t_result_path("")) == 0, "chdir"); /* whatever a name runs lands in the test's dir */
 
-	/* D10: each name is drawn to exactly that file; no command runs, nothing else appears */
+	/* each name is drawn to exactly that file; no command runs, nothing else appears */
 	static const char *const names[] = {
 		"a`touch PWNED-backquote`b.txt",
 		"q'\"x`touch PWNED-quote`system(\"touch PWNED-system\").png",
@@ -291,15 +295,15 @@ int main(void)
 		const char *args[] = { "plot", doc, "-o", name, NULL };
 
 		t_mgbench(&o, args);
-		T_CHECK(o.status == 0, "D10: plot -o '%s': exit %d: %s", names[i], o.status, o.err);
-		T_CHECK(!stat(name, &st) && st.st_size > 0, "D10: the picture is at exactly '%s'", names[i]);
+		T_CHECK(o.status == 0, "hostile name: plot -o '%s': exit %d: %s", names[i], o.status, o.err);
+		T_CHECK(!stat(name, &st) && st.st_size > 0, "the picture is at exactly '%s'", names[i]);
 		t_output_free(&o);
 	}
 	T_CHECK(t_count_files(dir, NULL) == sizeof(names) / sizeof(names[0]),
-		"D10: only the pictures in %s (%u files): nothing run, no temporary file left", dir,
+		"only the pictures in %s (%u files): nothing run, no temporary file left", dir,
 		t_count_files(dir, NULL));
 	T_CHECK(!exists(".", "PWNED-backquote") && !exists(".", "PWNED-system") && !exists(".", "PWNED-cmd"),
-		"D10: no command ran in the current directory");
+		"no command ran in the current directory");
 
 	/* a saved script names the picture in single quotes, where gnuplot substitutes nothing */
 	snprintf(name, sizeof(name), "%s/%s", dir, names[1]);
@@ -326,7 +330,7 @@ int main(void)
 		t_output_free(&o);
 	}
 
-	/* D3: a directory another user owns, with symlinks planted at every name root might use */
+	/* a directory another user owns, with symlinks planted at every name root might use */
 	snprintf(dir, sizeof(dir), "%s", t_result_path("theirs"));
 	mkdir(dir, 0755);
 	T_CHECK(chown(dir, 65534, 65534) == 0, "chown");
@@ -349,7 +353,7 @@ int main(void)
 
 		t_mgbench(&o, args);
 		T_CHECK(o.status == 1 && strstr(o.err, "belongs to uid 65534"),
-			"D3: a directory another user owns is refused: exit %d: %s", o.status, o.err);
+			"a directory another user owns is refused: exit %d: %s", o.status, o.err);
 		t_output_free(&o);
 		f = fopen(victim, "r");
 		if (f) {
@@ -357,8 +361,8 @@ int main(void)
 				text[0] = '\0';
 			fclose(f);
 		}
-		T_CHECK(!strcmp(text, "root's file\n"), "D3: the planted symlink was not followed");
-		T_CHECK(access(name, F_OK) != 0, "D3: no picture in their directory");
+		T_CHECK(!strcmp(text, "root's file\n"), "the planted symlink was not followed");
+		T_CHECK(access(name, F_OK) != 0, "no picture in their directory");
 	}
 	/* a world-writable directory without the sticky bit, likewise; /tmp-like sticky is fine */
 	snprintf(dir, sizeof(dir), "%s", t_result_path("open"));
@@ -370,11 +374,11 @@ int main(void)
 
 		t_mgbench(&o, args);
 		T_CHECK(o.status == 1 && strstr(o.err, "writable by every user"),
-			"D3: a world-writable directory is refused: exit %d: %s", o.status, o.err);
+			"a world-writable directory is refused: exit %d: %s", o.status, o.err);
 		t_output_free(&o);
 		chmod(dir, 01777);
 		t_mgbench(&o, args);
-		T_CHECK(o.status == 0 && access(name, F_OK) == 0, "D3: a sticky directory (as /tmp) is fine: %s", o.err);
+		T_CHECK(o.status == 0 && access(name, F_OK) == 0, "a sticky directory (as /tmp) is fine: %s", o.err);
 		t_output_free(&o);
 	}
 	return t_result();

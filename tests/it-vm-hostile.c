@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Integration: `mgbench vm` against hostile or broken input (../shared/reviews/reliability.md, D4
- * D5 D9 D11-D13 D17 D18 D22 D25-D28).  Most checks must fail before anything boots, in seconds;
- * three boots remain (a damaged kernel waited out by --init-timeout, a --modules tree under
- * $TMPDIR with a broken index, and the runs stopped as qemu starts).  The shared kernel cache
- * (/var/cache/mgbench) is only read: entries are copied as hard links into a cache of the test's
- * own, and a file to be changed is replaced, never written through its link.
+ * Integration: `mgbench vm` against hostile or broken input.  Most checks must fail before
+ * anything boots, in seconds; three boots remain (a damaged kernel waited out by --init-timeout, a
+ * --modules tree under $TMPDIR with a broken index, and the runs stopped as qemu starts).  The
+ * shared kernel cache (/var/cache/mgbench) is only read: entries are copied as hard links into a
+ * cache of the test's own, and a file to be changed is replaced, never written through its link.
  */
 #include "config.h"
 #include "helpers.h"
@@ -177,7 +176,7 @@ static unsigned orphans(void)
 	return t_find_procs(child_of, &self, 0, NULL);
 }
 
-/* D4: a cache another user can write (or owns) is refused before anything is made in it. */
+/* a cache another user can write (or owns) is refused before anything is made in it. */
 static void untrusted_cache(void)
 {
 	char open_dir[512], cache[600], owned[512];
@@ -192,9 +191,9 @@ static void untrusted_cache(void)
 	h.cache = cache;
 	run(&r, &h, args);
 	T_CHECK(r.status == 1 && strstr(r.err, "cache") && strstr(r.err, "writable by every user"),
-		"D4: a cache under a world-writable directory is refused (exit %d): %s", r.status, r.err);
-	T_CHECK(access(cache, F_OK) != 0, "D4: nothing was created in it");
-	T_CHECK(r.secs < 5, "D4: refused at once (%.1f s)", r.secs);
+		"a cache under a world-writable directory is refused (exit %d): %s", r.status, r.err);
+	T_CHECK(access(cache, F_OK) != 0, "untrusted cache: nothing was created in it");
+	T_CHECK(r.secs < 5, "untrusted cache: refused at once (%.1f s)", r.secs);
 
 	snprintf(owned, sizeof(owned), "%s", t_result_path("nobody-cache"));
 	mkdir(owned, 0755);
@@ -202,10 +201,10 @@ static void untrusted_cache(void)
 	h.cache = owned;
 	run(&r, &h, args);
 	T_CHECK(r.status == 1 && strstr(r.err, "belongs to uid 65534"),
-		"D4: a cache another user owns is refused (exit %d): %s", r.status, r.err);
+		"a cache another user owns is refused (exit %d): %s", r.status, r.err);
 }
 
-/* D22: a FIFO as --kernel fails at once instead of blocking in open(). */
+/* a FIFO as --kernel fails at once instead of blocking in open(). */
 static void fifo_kernel(void)
 {
 	char fifo[512];
@@ -216,11 +215,11 @@ static void fifo_kernel(void)
 	mkfifo(fifo, 0600);
 	const char *args[] = { "vm", "--kernel", fifo, "--", "run", "write", NULL };
 	run(&r, &h, args);
-	T_CHECK(r.status == 1 && strstr(r.err, "not a regular file"), "D22: FIFO kernel: exit %d in %.1f s: %s",
+	T_CHECK(r.status == 1 && strstr(r.err, "not a regular file"), "FIFO kernel: exit %d in %.1f s: %s",
 		r.status, r.secs, r.err);
 }
 
-/* D17: as non-root, the error comes first (no download), and suggests no --dir vm lacks. */
+/* as non-root, the error comes first (no download), and suggests no --dir vm lacks. */
 static void non_root(void)
 {
 	struct how h = { .limit = 20, .nobody = true };
@@ -229,11 +228,11 @@ static void non_root(void)
 
 	run(&r, &h, args);
 	T_CHECK(r.status == 1 && strstr(r.err, "needs root") && !strstr(r.err, "--dir") && r.secs < 5,
-		"D17: non-root: exit %d in %.1f s: %s", r.status, r.secs, r.err);
-	T_CHECK(access("/nonexistent/home", F_OK) != 0, "D17: nothing made for the non-root user");
+		"non-root: exit %d in %.1f s: %s", r.status, r.secs, r.err);
+	T_CHECK(access("/nonexistent/home", F_OK) != 0, "nothing made for the non-root user");
 }
 
-/* D25, D26: the guest's command is judged on the host: exit 2 at once, the run's own message. */
+/* the guest's command is judged on the host: exit 2 at once, the run's own message. */
 static void guest_usage(void)
 {
 	static const struct {
@@ -260,12 +259,12 @@ static void guest_usage(void)
 			args[n++] = cases[i].a[k];
 		run(&r, &h, args);
 		T_CHECK(r.status == 2 && strstr(r.err, cases[i].says) && r.secs < 5,
-			"D25/D26 case %zu: exit %d in %.1f s, want 2 at once saying \"%s\": %s", i, r.status, r.secs,
-			cases[i].says, r.err);
+			"guest usage case %zu: exit %d in %.1f s, want 2 at once saying \"%s\": %s", i, r.status,
+			r.secs, cases[i].says, r.err);
 	}
 }
 
-/* D9: a build directory whose vmlinux is not its manifest's is refused before the boot. */
+/* a build directory whose vmlinux is not its manifest's is refused before the boot. */
 static void stale_manifest(const char *vmlinux, const char *release)
 {
 	char dir[512], p[700], m[512];
@@ -282,16 +281,16 @@ static void stale_manifest(const char *vmlinux, const char *release)
 	write_text(p, "{\"release\": \"9.9.9-OLD\"}\n");
 	run(&r, &h, args);
 	T_CHECK(r.status == 1 && strstr(r.err, "stale manifest") && r.secs < 5,
-		"D9: a manifest of another release: exit %d in %.1f s: %s", r.status, r.secs, r.err);
+		"a manifest of another release: exit %d in %.1f s: %s", r.status, r.secs, r.err);
 	snprintf(m, sizeof(m), "{\"release\": \"%s\", \"sha256\": {\"vmlinux\": \"%064d\"}}\n", release, 0);
 	write_text(p, m);
 	run(&r, &h, args);
 	T_CHECK(r.status == 1 && strstr(r.err, "does not match its manifest") && r.secs < 5,
-		"D9: a vmlinux that does not match the manifest's sha256: exit %d in %.1f s: %s", r.status, r.secs,
+		"a vmlinux that does not match the manifest's sha256: exit %d in %.1f s: %s", r.status, r.secs,
 		r.err);
 }
 
-/* D11: a modules tree of another release is refused, naming both. */
+/* a modules tree of another release is refused, naming both. */
 static void modules_mismatch(const char *vmlinux)
 {
 	char mods[512], p[700];
@@ -305,10 +304,10 @@ static void modules_mismatch(const char *vmlinux)
 			       NULL };
 	run(&r, &h, args);
 	T_CHECK(r.status == 1 && strstr(r.err, "is for release 9.9.9-other") && r.secs < 5,
-		"D11: modules of another release: exit %d in %.1f s: %s", r.status, r.secs, r.err);
+		"modules of another release: exit %d in %.1f s: %s", r.status, r.secs, r.err);
 }
 
-/* D18: SIGINT/SIGTERM during the apt steps (before any boot) end vm at once, helpers included. */
+/* SIGINT/SIGTERM during the apt steps (before any boot) end vm at once, helpers included. */
 static void stop_before_boot(void)
 {
 	static const struct { int sig; bool group; int want; } cases[] = {
@@ -321,14 +320,14 @@ static void stop_before_boot(void)
 
 		run(&r, &h, args);
 		if (r.booting_at_signal) {
-			fprintf(stderr, "D18 case %zu: the boot began before the signal; not judged\n", i);
+			fprintf(stderr, "signal case %zu: the boot began before the signal; not judged\n", i);
 			continue;
 		}
 		T_CHECK(r.status == cases[i].want && r.stop_secs >= 0 && r.stop_secs < 2 && !strstr(r.err, "no output"),
-			"D18 case %zu: signal %d%s before the boot: exit %d %.1f s after it (want %d at once): %s", i,
+			"signal case %zu: signal %d%s before the boot: exit %d %.1f s later (want %d at once): %s", i,
 			cases[i].sig, cases[i].group ? " to the group" : "", r.status, r.stop_secs, cases[i].want, r.err);
 		usleep(200 * 1000);
-		T_CHECK(orphans() == 0, "D18 case %zu: no apt or other helper left running", i);
+		T_CHECK(orphans() == 0, "signal case %zu: no apt or other helper left running", i);
 	}
 }
 
@@ -373,8 +372,8 @@ out:
 	return done;
 }
 
-/* D5: a damaged kernel (silent from the start) is given up after --init-timeout, not --timeout;
- * and a build without a sha256 is booted but called unverified (D9). */
+/* a damaged kernel (silent from the start) is given up after --init-timeout, not --timeout;
+ * and a build without a sha256 is booted but called unverified. */
 static void damaged_kernel(const char *vmlinux, const char *release)
 {
 	char dir[512], p[700], m[512];
@@ -385,19 +384,19 @@ static void damaged_kernel(const char *vmlinux, const char *release)
 	mkdir(dir, 0755);
 	snprintf(p, sizeof(p), "%s/vmlinux", dir);
 	sh("cp '%s' '%s'", vmlinux, p);
-	T_CHECK(spin_at_entry(p), "D5: found the PVH entry of %s", p);
+	T_CHECK(spin_at_entry(p), "found the PVH entry of %s", p);
 	snprintf(p, sizeof(p), "%s/manifest.json", dir);
 	snprintf(m, sizeof(m), "{\"release\": \"%s\"}\n", release);
 	write_text(p, m);
 	const char *args[] = { "vm", "--kernel", dir, "--init-timeout", "20", "--", "run", "write", "--fs", "tmpfs",
 			       NULL };
 	run(&r, &h, args);
-	T_CHECK(strstr(r.err, "unverified") != NULL, "D9: a build without a sha256 is said to be unverified: %s", r.err);
+	T_CHECK(strstr(r.err, "unverified") != NULL, "a build without a sha256 is said to be unverified: %s", r.err);
 	T_CHECK(r.status == 1 && strstr(r.err, "did not reach its init within 20 s") && r.secs < 50,
-		"D5: a damaged kernel: exit %d after %.1f s: %s", r.status, r.secs, r.err);
+		"a damaged kernel: exit %d after %.1f s: %s", r.status, r.secs, r.err);
 }
 
-/* M5: a --mem too small for the initramfs says so, and what to give, rather than "No working init
+/* a --mem too small for the initramfs says so, and what to give, rather than "No working init
  * found", which points at the kernel.  256 MiB, the smallest --mem takes, fits no initramfs vm
  * makes (a 91 MiB one needs 328). */
 static void mem_too_small(void)
@@ -412,22 +411,22 @@ static void mem_too_small(void)
 	run(&r, &h, args);
 	T_CHECK(r.status == 1 && strstr(r.err, "did not fit in the guest's 256 MiB") &&
 			strstr(r.err, "Initramfs unpacking failed"),
-		"M5: --mem 256: exit %d: %s", r.status, r.err);
+		"--mem 256: exit %d: %s", r.status, r.err);
 	give = strstr(r.err, "give --mem ");
 	T_CHECK(give && sscanf(give, "give --mem %u", &want_mem) == 1 && want_mem > 256,
-		"M5: a --mem to give instead: %s", r.err);
+		"a --mem to give instead: %s", r.err);
 	if (want_mem > 256 && want_mem <= 65536) {
 		char mem[16];
 
 		snprintf(mem, sizeof(mem), "%u", want_mem);
 		args[4] = mem;
 		run(&r, &h, args);
-		T_CHECK(r.status == 0, "M5: the --mem it says (%s) boots: exit %d: %s", mem, r.status, r.err);
+		T_CHECK(r.status == 0, "the --mem it says (%s) boots: exit %d: %s", mem, r.status, r.err);
 	}
 }
 
-/* D5: a truncated cached vmlinux (a full disk during extraction) is extracted again, whole, under
- * a temporary name, with its sha256 beside it.  D27: a damaged index in a cached tree is rebuilt
+/* a truncated cached vmlinux (a full disk during extraction) is extracted again, whole, under
+ * a temporary name, with its sha256 beside it.  A damaged index in a cached tree is rebuilt
  * (on a mirror in the scratch) rather than reported as a missing module. */
 static void truncated_cache(const char *cache, const char *entry, const char *release)
 {
@@ -452,16 +451,16 @@ static void truncated_cache(const char *cache, const char *entry, const char *re
 	}
 	snprintf(p, sizeof(p), "%s/vmlinux", root);
 	run(&r, &h, args);
-	T_CHECK(strstr(r.err, "booting") != NULL, "D5/D27: the repaired entry boots: %s", r.err);
+	T_CHECK(strstr(r.err, "booting") != NULL, "the repaired entry boots: %s", r.err);
 	T_CHECK(!stat(s, &st_shared) && !stat(p, &st) && st.st_size == st_shared.st_size,
-		"D5: the truncated vmlinux was extracted again (%lld bytes, want %lld): %s", (long long)st.st_size,
+		"the truncated vmlinux was extracted again (%lld bytes, want %lld): %s", (long long)st.st_size,
 		(long long)st_shared.st_size, r.err);
 	snprintf(p, sizeof(p), "%s/vmlinux.sha256", root);
-	T_CHECK(access(p, F_OK) == 0, "D5: its sha256 is kept beside it");
-	T_CHECK(sh("ls '%s' | grep -q tmp%s", root, "") != 0, "D5: no temporary file left in %s", root);
+	T_CHECK(access(p, F_OK) == 0, "its sha256 is kept beside it");
+	T_CHECK(sh("ls '%s' | grep -q tmp%s", root, "") != 0, "no temporary file left in %s", root);
 }
 
-/* D13: concurrent debian:unstable runs with stale private lists take turns on the update (offline:
+/* concurrent debian:unstable runs with stale private lists take turns on the update (offline:
  * apt keeps its old lists), and once updated the lists are fresh for the next run. */
 static void sid_lists(const char *cache)
 {
@@ -477,7 +476,7 @@ static void sid_lists(const char *cache)
 		if ((kids[i] = fork()) == 0) {
 			run(&r, &h, args);
 			if (!strstr(r.err, "booting"))
-				fprintf(stderr, "D13: concurrent run %d did not reach the boot: %s", i, r.err);
+				fprintf(stderr, "concurrent run %d did not reach the boot: %s", i, r.err);
 			_exit(strstr(r.err, "booting") ? 0 : 1);
 		}
 		usleep(300 * 1000);
@@ -486,14 +485,14 @@ static void sid_lists(const char *cache)
 		int st;
 
 		waitpid(kids[i], &st, 0);
-		T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "D13: concurrent debian:unstable run %d reached the boot", i);
+		T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "concurrent debian:unstable run %d reached the boot", i);
 	}
 	run(&r, &h, args);
 	T_CHECK(strstr(r.err, "booting") && !strstr(r.err, "apt-get update"),
-		"D13: after an update the lists are fresh (no second update): %s", r.err);
+		"after an update the lists are fresh (no second update): %s", r.err);
 }
 
-/* D12, D27: --modules under $TMPDIR (the man page's own example) with a broken index: indexed in
+/* --modules under $TMPDIR (the man page's own example) with a broken index: indexed in
  * the scratch, the user's tree unchanged; the guest boots (and panics on the test knob). */
 static void modules_in_tmpdir(const char *entry, const char *vmlinux, const char *release)
 {
@@ -516,14 +515,14 @@ static void modules_in_tmpdir(const char *entry, const char *vmlinux, const char
 			       "--fs", "ext4", NULL };
 	run(&r, &h, args);
 	T_CHECK(r.status == 1 && strstr(r.err, "panicked"),
-		"D12/D27: --modules under $TMPDIR with a broken index boots (to the test panic): exit %d: %s", r.status,
+		"--modules under $TMPDIR with a broken index boots (to the test panic): exit %d: %s", r.status,
 		r.err);
 	snprintf(cmd, sizeof(cmd), "ls -la '%s/%s' | md5sum > '%s/../listing'", rel, release, getenv("TMPDIR"));
 	system(cmd);
 	snprintf(cmd, sizeof(cmd), "%s/../listing", getenv("TMPDIR"));
 	read_file(cmd, after, sizeof(after));
 	read_file(dep, cmd, sizeof(cmd));
-	T_CHECK(!strcmp(before, after) && !strcmp(cmd, "not an index\n"), "D27: the user's modules tree is unchanged");
+	T_CHECK(!strcmp(before, after) && !strcmp(cmd, "not an index\n"), "the user's modules tree is unchanged");
 }
 
 /* HOSTILE_ONLY=name,name runs only those parts (to show one defect before and after a fix). */

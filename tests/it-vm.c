@@ -190,7 +190,7 @@ static void signal_leaves_no_qemu(int sig)
 }
 
 /*
- * M4: SIGINT once the guest's run has begun is passed on to it: it stops as a run does, and its
+ * SIGINT once the guest's run has begun is passed on to it: it stops as a run does, and its
  * partial document (interrupted, the cell with its writes so far) comes back; exit 130 and no
  * qemu left.  Before, the guest was killed and every finished cell lost.
  */
@@ -221,7 +221,7 @@ static void sigint_keeps_cells(void)
 	t0 = t_now_s();
 	waitpid(pid, &status, 0);
 	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 130, "SIGINT in the run: exit 130 (status %#x)", status);
-	fprintf(stderr, "M4: stopped %.1f s after SIGINT\n", t_now_s() - t0);
+	fprintf(stderr, "guest run: stopped %.1f s after SIGINT\n", t_now_s() - t0);
 	doc = t_load(path);
 	cell = json_array_get(json_object_get(doc, "cells"), 0);
 	T_CHECK(doc && json_is_true(json_object_get(doc, "interrupted")), "the guest's partial document, interrupted");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit: compare's matching and verdicts on crafted documents (a statistics review's cases): what
- * is shown is what is tested, and what cannot be judged says so. */
+/* Unit: compare's matching and verdicts on crafted documents: what is shown is what is tested,
+ * and what cannot be judged says so. */
 #include "config.h"
 #include "compare.h"
 #include "helpers.h"
@@ -130,9 +130,9 @@ static void more_runs_never_weaker(void)
 	}
 }
 
-/* D1(b, c): a real change (writes/s halved, 4 and 5 runs a side, runs fully apart) is not "no
- * change" because untestable columns share its table: 0 against 0 is out of the family, and when
- * a testable column does dilute it at 4 a side the verdict is "n too small", never "no change". */
+/* A real change (writes/s halved, 4 and 5 runs a side, runs fully apart) is not "no change"
+ * because untestable columns share its table: 0 against 0 is out of the family, and when a
+ * testable column does dilute it at 4 a side the verdict is "n too small", never "no change". */
 static void no_dilution(void)
 {
 	double all[8] = { 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000 };
@@ -163,17 +163,17 @@ static void no_dilution(void)
 	json_decref(b);
 }
 
-/* The reviews' crafted cases: matching, notes, identities. */
+/* Crafted cases: matching, notes, identities. */
 static void review_cases(void)
 {
 	json_t *ca = json_array(), *cb = json_array(), *a, *b, *cmp, *v;
 
-	/* D6: repeats 100, 100, 900 of 1000 against 200, 200, 200: the value is the pooled 0.367,
+	/* repeats 100, 100, 900 of 1000 against 200, 200, 200: the value is the pooled 0.367,
 	 * and the spread between A's repeats leaves no verdict */
 	json_array_append_new(ca, cell("tmpfs", 0, 100, 1000, 100, "ok"));
 	json_array_append_new(ca, cell("tmpfs", 1, 100, 1000, 101, "ok"));
 	json_array_append_new(ca, cell("tmpfs", 2, 900, 1000, 102, "ok"));
-	/* 1c: an interrupted repeat is left out, with a note */
+	/* an interrupted repeat is left out, with a note */
 	json_array_append_new(ca, cell("tmpfs", 3, 0, 1000, 0, "interrupted"));
 	for (int i = 0; i < 3; i++)
 		json_array_append_new(cb, cell("tmpfs", i, 200, 1000, 400 + i, "ok"));
@@ -183,12 +183,12 @@ static void review_cases(void)
 	v = json_array_get(json_object_get(metric(cmp, "ctime.distinct_ratio"), "values"), 0);
 	T_CHECK(fabs(json_number_value(json_object_get(v, "value")) - 1100.0 / 3000) < 1e-9 &&
 			json_integer_value(json_object_get(v, "n")) == 3,
-		"D6/1c: pooled value over the 3 usable repeats: %g n %lld", json_number_value(json_object_get(v, "value")),
+		"pooled value over the 3 usable repeats: %g n %lld", json_number_value(json_object_get(v, "value")),
 		json_integer_value(json_object_get(v, "n")));
-	T_CHECK(!strcmp(verdict(cmp, "ctime.distinct_ratio"), "no change"), "D2/D6: overdispersed: %s",
+	T_CHECK(!strcmp(verdict(cmp, "ctime.distinct_ratio"), "no change"), "overdispersed: %s",
 		verdict(cmp, "ctime.distinct_ratio"));
 	T_CHECK(json_array_size(json_object_get(json_array_get(json_object_get(cmp, "cells"), 0), "notes")) == 1,
-		"1c: a note for the left-out repeat");
+		"a note for the left-out repeat");
 	/* a rate from one document a side: its repeats share one run's load, so no verdict */
 	T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "no verdict") &&
 			strstr(json_string_value(json_object_get(json_array_get(json_object_get(metric(cmp, "writes_per_s"),
@@ -197,10 +197,10 @@ static void review_cases(void)
 			       "repeats share one run's load; give several runs per side"),
 		"one run a side: %s", verdict(cmp, "writes_per_s"));
 	T_CHECK(!strcmp(json_string_value(json_object_get(cmp, "adjustment")) ?: "", "benjamini-hochberg"),
-		"D29: the adjustment is named");
+		"multiple comparisons: the adjustment is named");
 	json_decref(cmp);
 
-	/* D5: 3 runs against 3 cannot reach 0.05, whatever the change (+300 %) */
+	/* 3 runs against 3 cannot reach 0.05, whatever the change (+300 %) */
 	{
 		json_t *ra[3], *rb[3], *ma, *mb;
 		const char *names[3] = { "a1.json", "a2.json", "a3.json" };
@@ -213,7 +213,7 @@ static void review_cases(void)
 		ma = mgb_compare_merge_runs(ra, names, 3, err);
 		mb = mgb_compare_merge_runs(rb, names, 3, err);
 		cmp = run(ma, mb);
-		T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "n too small"), "D5: 3 runs a side: %s",
+		T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "n too small"), "3 runs a side: %s",
 			verdict(cmp, "writes_per_s"));
 		json_decref(ma);
 		json_decref(mb);
@@ -287,15 +287,15 @@ static void review_cases(void)
 		json_decref(cmp);
 	}
 
-	/* D9/1d: rounds differ: a note, and absolute counts are not judged */
+	/* rounds differ (more rounds, more changes): a note, and absolute counts are not judged */
 	json_array_append_new(cb, cell("tmpfs", 3, 400, 2000, 403, "ok"));
 	json_object_set_new(json_array_get(cb, 0), "rounds", json_integer(2000));
 	cmp = run(a, b);
-	T_CHECK(!strcmp(verdict(cmp, "ctime_changes"), "not comparable"), "D9: changes with other rounds: %s",
+	T_CHECK(!strcmp(verdict(cmp, "ctime_changes"), "not comparable"), "changes with other rounds: %s",
 		verdict(cmp, "ctime_changes"));
 	json_decref(cmp);
 
-	/* metrics-and-guests 2: another tick: rates get no verdict, and the note names the tick */
+	/* another tick: rates get no verdict, and the note names the tick */
 	json_decref(b);
 	cb = json_array();
 	for (int i = 0; i < 5; i++) {
@@ -306,11 +306,11 @@ static void review_cases(void)
 	cmp = run(a, b);
 	T_CHECK(!strcmp(verdict(cmp, "writes_per_s"), "not comparable") &&
 			strstr(json_string_value(json_array_get(json_object_get(cmp, "warnings"), 0)) ?: "", "tick"),
-		"2: another tick: %s", verdict(cmp, "writes_per_s"));
+		"another tick: %s", verdict(cmp, "writes_per_s"));
 	json_decref(cmp);
 	json_decref(b);
 
-	/* D11: per tick is a rate under another name: no verdict across machines */
+	/* per tick is a rate under another name: no verdict across machines */
 	b = json_deep_copy(a);
 	json_object_set_new(json_object_get(b, "host"), "name", json_string("guest"));
 	for (size_t i = 0; i < json_array_size(json_object_get(a, "cells")); i++) {
@@ -320,33 +320,33 @@ static void review_cases(void)
 				    "distinct_per_tick", json_real(0.05));
 	}
 	cmp = run(a, b);
-	T_CHECK(!strcmp(verdict(cmp, "ctime.distinct_per_tick"), "not comparable"), "D11: per tick: %s",
+	T_CHECK(!strcmp(verdict(cmp, "ctime.distinct_per_tick"), "not comparable"), "per tick: %s",
 		verdict(cmp, "ctime.distinct_per_tick"));
 	json_decref(cmp);
 	json_decref(b);
 	for (size_t i = 0; i < json_array_size(json_object_get(a, "cells")); i++)
 		json_object_set_new(json_array_get(json_object_get(a, "cells"), i), "workload", json_string("write"));
 
-	/* D12: 300 repeats a side are all used */
+	/* 300 repeats a side are all used, none dropped past a fixed limit */
 	cb = json_array();
 	for (int i = 0; i < 300; i++)
 		json_array_append_new(cb, cell("tmpfs", i, 50, 50, i < 256 ? 1 : 1e6, "ok"));
 	b = doc(cb, 4000000);
 	cmp = run(b, b);
 	v = json_array_get(json_object_get(metric(cmp, "writes_per_s"), "values"), 0);
-	T_CHECK(json_integer_value(json_object_get(v, "n")) == 300, "D12: n %lld of 300",
+	T_CHECK(json_integer_value(json_object_get(v, "n")) == 300, "all repeats: n %lld of 300",
 		json_integer_value(json_object_get(v, "n")));
 	json_decref(cmp);
 	json_decref(b);
 
-	/* D26: no trials is no value, not "no change" */
+	/* no trials is no value, not "no change" */
 	cb = json_array();
 	json_array_append_new(cb, cell("tmpfs", 0, 0, 1, 1, "ok"));
 	json_object_set_new(json_object_get(json_object_get(json_array_get(cb, 0), "metrics"), "ctime"), "rounds",
 			    json_integer(0));
 	b = doc(cb, 4000000);
 	cmp = run(b, b);
-	T_CHECK(!strcmp(verdict(cmp, "ctime.distinct_ratio"), "missing"), "D26: zero trials: %s",
+	T_CHECK(!strcmp(verdict(cmp, "ctime.distinct_ratio"), "missing"), "zero trials: %s",
 		verdict(cmp, "ctime.distinct_ratio"));
 	json_decref(cmp);
 	json_decref(b);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit: cost's warning when a query stream falls far short of --poll-rate (M2).  The phases are
+ * Unit: cost's warning when a query stream falls far short of --poll-rate.  The phases are
  * written as run_phase records them; what the poller reached is the stream's queries over its
  * windows, judged per polled kind, and never on a stream with room for too few queries to tell.
  */
@@ -45,7 +45,7 @@ int main(void)
 	char msg[300];
 
 	t_case("a rate far above what the poller reached is named, with the rate reached");
-	/* the review's M2: 1000000 asked, 33k-44k reached */
+	/* as once measured on a VM: 1000000 asked, 33k-44k reached */
 	T_CHECK(shortfall(phases(3, 44000, 33000, 500), 1000000, msg, sizeof(msg)) == 1, "1000000 asked, 33k reached");
 	T_CHECK(strstr(msg, "--poll-rate 1000000") && strstr(msg, "ctime") && strstr(msg, "33000/s"),
 		"the warning names the rate asked, the slower stream and its rate: %s", msg);

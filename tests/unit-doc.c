@@ -126,7 +126,7 @@ int main(void)
 
 	refused_text("truncated.json", "{\"schema\":\"mgbench/1\",\"cells\":[{\"workload\":", "not JSON");
 	refused_text("schema2.json", "{\"schema\":\"mgbench/2\",\"cells\":[" GOOD_CELL "]}", "newer mgbench");
-	/* D24: a schema is mgbench/ and a positive number, nothing else; a comparison says so */
+	/* a schema is mgbench/ and a positive number, nothing else; a comparison says so */
 	refused_text("minus.json", "{\"schema\":\"mgbench/-1\",\"cells\":[" GOOD_CELL "]}", "not an mgbench result document");
 	refused_text("zero.json", "{\"schema\":\"mgbench/0\",\"cells\":[" GOOD_CELL "]}", "not an mgbench result document");
 	refused_text("blank.json", "{\"schema\":\"mgbench/ 1\",\"cells\":[" GOOD_CELL "]}", "not an mgbench result document");
@@ -174,7 +174,7 @@ int main(void)
 	T_CHECK(fd >= 0 && ftruncate(fd, 1L << 30) == 0, "sparse 1 GB file");
 	close(fd);
 	refused(path, "too large");
-	/* L9: 33 MiB is refused too (a crafted 136 MB document took 4 GB to report) */
+	/* 33 MiB is refused too (a crafted 136 MB document took 4 GB to report) */
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	T_CHECK(fd >= 0 && ftruncate(fd, 33L << 20) == 0, "sparse 33 MiB file");
 	close(fd);

@@ -64,7 +64,7 @@ static void printable_cases(void)
 		"a 4-byte character is kept whole or left out");
 }
 
-/* L1: whatever string of a document report prints goes through the filter */
+/* whatever string of a document report prints goes through the filter */
 static void report_strings(void)
 {
 	const char *evil = "x\033]0;t\007\xc2\x9b" "2J\xe2\x80\xae" "desrever\xe2\x81\xa6",

@@ -14,7 +14,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
-/* L8: a document that does not fit says "No space left on device", not "Invalid argument".  On a
+/* a document that does not fit says "No space left on device", not "Invalid argument".  On a
  * 2 MiB tmpfs in a namespace of our own (root only): the reserve fits, the document does not. */
 static void enospc_named(json_t *doc)
 {

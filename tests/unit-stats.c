@@ -32,7 +32,7 @@ static void fisher(void)
 	near(mgb_test_proportions(0, 10000, 0, 10000).p, 1.0, 1e-12, "0/10000 vs 0/10000");
 	near(mgb_test_proportions(50, 100, 50, 100).p, 1.0, 1e-9, "50/100 vs 50/100");
 	T_CHECK(mgb_test_proportions(6, 10000, 10000, 10000).p < 1e-100, "6/10000 vs 10000/10000 is decided");
-	/* D3: above 200,000 trials it stays exact: 0 vs 4 of 150,000 is 0.125, not z's 0.045 */
+	/* above 200,000 trials it stays exact: 0 vs 4 of 150,000 is 0.125, not z's 0.045 */
 	t = mgb_test_proportions(0, 150000, 4, 150000);
 	T_CHECK(!strcmp(t.name, "fisher"), "fisher at 300,000 trials: %s", t.name);
 	near(t.p, 0.12499750, 1e-6, "0/150000 vs 4/150000");
@@ -51,7 +51,7 @@ static void fisher(void)
 
 static void repeats(void)
 {
-	/* D2: six runs of one kernel on ramfs (distinct of 400,000 per repeat) disagree far beyond
+	/* six runs of one kernel on ramfs (distinct of 400,000 per repeat) disagree far beyond
 	 * binomial; the quasi-binomial test sees it and finds no difference */
 	double a[] = { 4028, 6688, 1007 }, b[] = { 1864, 1634, 1352 }, tr[] = { 400000, 400000, 400000 };
 	double bin_a[] = { 100, 104, 96 }, bin_b[] = { 200, 195, 205 }, t1[] = { 1000, 1000, 1000 };
@@ -80,25 +80,25 @@ static void mann_whitney(void)
 
 	t = mgb_test_mann_whitney(a, 3, b, 3, 0.05);
 	near(t.p, 0.1, 1e-12, "mw 3 vs 3 separated");
-	near(t.min_p, 0.1, 1e-12, "3 vs 3 cannot go below 0.1 (D5)");
+	near(t.min_p, 0.1, 1e-12, "3 vs 3 cannot go below 0.1");
 	near(mgb_test_mann_whitney(b, 3, a, 3, 0.05).p, 0.1, 1e-12, "mw symmetric");
 	near(mgb_test_mann_whitney(c, 5, d, 5, 0.05).p, 2.0 / 252.0, 1e-12, "mw 5 vs 5 separated");
 	near(mgb_test_mann_whitney(same, 4, same, 4, 0.05).p, 1.0, 1e-12, "mw all tied");
 	near(mgb_test_mann_whitney(a, 3, a, 3, 0.05).p, 1.0, 1e-12, "mw equal samples");
-	/* D4: ties at small n use the exact permutation distribution */
+	/* ties at small n use the exact permutation distribution */
 	t = mgb_test_mann_whitney(five, 3, seven, 3, 0.05);
-	near(t.p, 0.1, 1e-12, "tied 3 vs 3 (D4)");
+	near(t.p, 0.1, 1e-12, "tied 3 vs 3");
 	T_CHECK(!strcmp(t.name, "mw-exact"), "exact with ties: %s", t.name);
-	near(mgb_test_mann_whitney(t5, 5, seven, 3, 0.05).p, 2.0 / 56.0, 1e-12, "tied 5 vs 3 (D4, D9)");
+	near(mgb_test_mann_whitney(t5, 5, seven, 3, 0.05).p, 2.0 / 56.0, 1e-12, "tied 5 vs 3");
 	near(mgb_test_mann_whitney(a, 3, d, 4, 0.05).min_p, 2.0 / 35.0, 1e-12, "3 vs 4: 0.057");
-	/* D28: 20 vs 20 separated, both tails exact: 2 / C(40, 20) */
+	/* 20 vs 20 separated, both tails exact (1 - CDF lost digits): 2 / C(40, 20) */
 	for (int i = 0; i < 20; i++) {
 		sep_a[i] = i;
 		sep_b[i] = 100 + i;
 	}
 	t = mgb_test_mann_whitney(sep_a, 20, sep_b, 20, 0.05);
-	near(t.p / 1.45088891e-11, 1, 1e-8, "20 vs 20 separated (D28)");
-	/* D7: direction from the statistic, not the medians; Hodges-Lehmann 100 with its interval */
+	near(t.p / 1.45088891e-11, 1, 1e-8, "20 vs 20 separated");
+	/* direction from the statistic, not the medians; Hodges-Lehmann 100 with its interval */
 	T_CHECK(t.dir == 1 && t.effect == 100 && t.lo <= 100 && t.hi >= 100 && t.lo > 0, "HL shift %g [%g, %g]",
 		t.effect, t.lo, t.hi);
 	for (int i = 0; i < 20; i++) {
@@ -107,7 +107,7 @@ static void mann_whitney(void)
 		dir_a[i] = i < 10 ? 500 + i : 590 + i;
 		dir_b[i] = i < 9 ? 400 + i : 551 + i;
 	}
-	T_CHECK(mgb_median(dir_b, 20) > mgb_median(dir_a, 20), "D7's data: B's median %g above A's %g",
+	T_CHECK(mgb_median(dir_b, 20) > mgb_median(dir_a, 20), "direction data: B's median %g above A's %g",
 		mgb_median(dir_b, 20), mgb_median(dir_a, 20));
 	t = mgb_test_mann_whitney(dir_a, 20, dir_b, 20, 0.05);
 	T_CHECK(t.dir == -1 && t.p < 0.05, "direction from U: dir %d p %g", t.dir, t.p);
