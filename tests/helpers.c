@@ -56,8 +56,10 @@ void t_case_end(void)
 		return;
 	print_case(t_failures <= (int)failures_mark, case_name);
 	/* what was slow, in the test's log: a TAP comment after the case */
-	if (t_now_s() - case_start_s >= 1)
+	if (t_now_s() - case_start_s >= 1) {
 		printf("# %s took %.1f s\n", case_name, t_now_s() - case_start_s);
+		fflush(stdout); /* or a child forked later prints it again at its exit */
+	}
 	last_case = case_name;
 	case_name = NULL;
 	failures_mark = (unsigned)t_failures;
