@@ -59,7 +59,14 @@ cleanup() {
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
+	# Ansible's async_wrapper polls its job every 5 s: a finished one may take that long to go
 	left=$(ours | grep -vx "$$")
+	n=0
+	while [ -n "$left" ] && [ "$n" -lt 30 ]; do
+		sleep 0.5
+		n=$((n + 1))
+		left=$(ours | grep -vx "$$")
+	done
 	if [ -n "$left" ]; then
 		say "FAIL: left running: $(for p in $left; do tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null; echo; done)"
 		for p in $left; do kill -9 "$p" 2>/dev/null; done
