@@ -17,15 +17,8 @@ set -u
 srcdir=${srcdir:-.}
 MGBENCH=${MGBENCH:-$(pwd)/mgbench}
 fail=0
-say() { printf '%s\n' "it-ansible: $*" >&2; }
-check() { # check DESCRIPTION COMMAND...: record a failure and go on
-	desc=$1
-	shift
-	if ! "$@"; then
-		say "FAIL: $desc"
-		fail=1
-	fi
-}
+me=it-ansible
+. "$srcdir/tests/fleet-test-lib.sh"
 
 case "${MGB_CHECK_QUICK:-0}" in 0|"") ;; *) say "skip: slow: make check runs it, make check-quick does not"; exit 77 ;; esac
 # the nodes build and run the tarball's own mgbench, never this build: under the sanitizers only the
@@ -41,14 +34,6 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/mgbench-it-ansible.XXXXXX") || exit 1
 made_run_sshd=
 sshd_pids=
 
-# Processes (pid) whose command line names this test's temp dir.
-ours() {
-	for d in /proc/[0-9]*; do
-		case $(cat "$d/comm" 2>/dev/null) in grep | tr | cat) continue ;; esac
-		tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -qF "$T" && echo "${d#/proc/}"
-	done
-	return 0
-}
 
 cleanup() {
 	for p in $sshd_pids; do
@@ -61,19 +46,7 @@ cleanup() {
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
-	# Ansible's async_wrapper polls its job every 5 s: a finished one may take that long to go
-	left=$(ours | grep -vx "$$")
-	n=0
-	while [ -n "$left" ] && [ "$n" -lt 30 ]; do
-		sleep 0.5
-		n=$((n + 1))
-		left=$(ours | grep -vx "$$")
-	done
-	if [ -n "$left" ]; then
-		say "FAIL: left running: $(for p in $left; do tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null; echo; done)"
-		for p in $left; do kill -9 "$p" 2>/dev/null; done
-		fail=1
-	fi
+	stop_ours
 	rm -rf "$T"
 	[ -e "$T" ] && { say "FAIL: $T (keys) not removed"; fail=1; }
 	[ -n "$made_run_sshd" ] && rmdir /run/sshd 2>/dev/null
@@ -81,10 +54,6 @@ cleanup() {
 }
 trap 'cleanup; exit $fail' EXIT
 trap 'exit 1' INT TERM HUP
-
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # The role's Debian packages are ./bootstrap's (less what only the controller and this test need).
 check "install-deps/debian lists ./bootstrap's packages" python3 - "$srcdir" <<'PKGS'

@@ -17,15 +17,8 @@ srcdir=${srcdir:-.}
 srcdir=$(cd "$srcdir" && pwd)
 MGBENCH=${MGBENCH:-$(pwd)/mgbench}
 fail=0
-say() { printf '%s\n' "it-kdevops: $*" >&2; }
-check() { # check DESCRIPTION COMMAND...: record a failure and go on
-	desc=$1
-	shift
-	if ! "$@"; then
-		say "FAIL: $desc"
-		fail=1
-	fi
-}
+me=it-kdevops
+. "$srcdir/tests/fleet-test-lib.sh"
 
 case "${MGB_CHECK_QUICK:-0}" in 0|"") ;; *) say "skip: slow: make check runs it, make check-quick does not"; exit 77 ;; esac
 # the nodes build and run the tarball's own mgbench, never this build (as in it-ansible)
@@ -46,32 +39,13 @@ made_sudoers=
 made_run_sshd=
 sshd_pids=
 
-ours() { # processes whose command line names T
-	for d in /proc/[0-9]*; do
-		case $(cat "$d/comm" 2>/dev/null) in grep | tr | cat) continue ;; esac
-		tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -qF "$T" && echo "${d#/proc/}"
-	done
-	return 0
-}
 
 cleanup() {
 	for p in $sshd_pids; do
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
-	# Ansible's async_wrapper polls its job every 5 s: a finished one may take that long to go
-	left=$(ours | grep -vx "$$")
-	n=0
-	while [ -n "$left" ] && [ "$n" -lt 30 ]; do
-		sleep 0.5
-		n=$((n + 1))
-		left=$(ours | grep -vx "$$")
-	done
-	if [ -n "$left" ]; then
-		say "FAIL: left running: $(for p in $left; do tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null; echo; done)"
-		for p in $left; do kill -9 "$p" 2>/dev/null; done
-		fail=1
-	fi
+	stop_ours
 	[ -n "$made_sudoers" ] && rm -f "$sudoers"
 	if [ -n "$made_user" ]; then
 		pkill -KILL -u "$user" 2>/dev/null # the user's own processes only (none expected)
@@ -84,10 +58,6 @@ cleanup() {
 }
 trap 'cleanup; exit $fail' EXIT
 trap 'exit 1' INT TERM HUP
-
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # The user kdevops logs in as: no password (not locked: sshd without PAM refuses a locked
 # account), a key, and sudo without a password, as kdevops's nodes have.

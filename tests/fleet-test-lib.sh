@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# What tests/it-ansible.sh and tests/it-kdevops.sh share, sourced after they set $me (the test's
+# name), $T (its temp dir, named in every process it starts) and fail=0.
+
+say() { printf '%s\n' "$me: $*" >&2; }
+
+check() { # check DESCRIPTION COMMAND...: record a failure and go on
+	desc=$1
+	shift
+	if ! "$@"; then
+		say "FAIL: $desc"
+		fail=1
+	fi
+}
+
+ours() { # processes (pid) whose command line names $T
+	for d in /proc/[0-9]*; do
+		case $(cat "$d/comm" 2>/dev/null) in grep | tr | cat) continue ;; esac
+		tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -qF "$T" && echo "${d#/proc/}"
+	done
+	return 0
+}
+
+# Fail on, and kill, what the test left running.  Ansible's async_wrapper polls its job every
+# 5 s: a finished one may take that long to go, so what is left gets 15 s first.
+stop_ours() {
+	left=$(ours | grep -vx "$$")
+	n=0
+	while [ -n "$left" ] && [ "$n" -lt 30 ]; do
+		sleep 0.5
+		n=$((n + 1))
+		left=$(ours | grep -vx "$$")
+	done
+	if [ -n "$left" ]; then
+		say "FAIL: left running: $(for p in $left; do tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null; echo; done)"
+		for p in $left; do kill -9 "$p" 2>/dev/null; done
+		fail=1
+	fi
+}
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
