@@ -86,7 +86,8 @@ void t_case_for(const char *call, const char *label)
 	t_case(name);
 }
 
-bool t_tier_sanitizers(void)
+/* The sanitizer pass ($MGB_CHECK_TIER=sanitizers). */
+static bool t_tier_sanitizers(void)
 {
 	const char *tier = getenv("MGB_CHECK_TIER");
 

@@ -65,20 +65,13 @@ void t_case_end(void);
 		t_case_end();   \
 	} while (0)
 /*
- * A case that boots a guest or builds a kernel again along host-side C paths that an earlier
- * case of the suite already ran (another kernel, another filesystem, the same code).  The suite's
- * sanitizer pass ($MGB_CHECK_TIER=sanitizers, .ci/run's second pass, whose build has ASan and
- * UBSan) runs each such path once: there the case is reported skipped, "ok N - call # SKIP
- * why", and not run; everywhere else this is T_RUN.
+ * Whether to run a case that boots a guest or builds a kernel again along host-side C paths an
+ * earlier case of the suite already ran (another kernel, another filesystem, the same code).
+ * The suite's sanitizer pass ($MGB_CHECK_TIER=sanitizers, .ci/run's second pass, whose build has
+ * ASan and UBSan) runs each such path once: there this reports the case "ok N - name # SKIP why"
+ * and returns false; everywhere else it returns true.
  */
-#define T_RUN_AGAIN(call, why)                  \
-	do {                                    \
-		if (t_tier_runs_again(#call, why)) \
-			T_RUN(call);            \
-	} while (0)
 bool t_tier_runs_again(const char *name, const char *why);
-/* The sanitizer pass ($MGB_CHECK_TIER=sanitizers): for a test that chooses its work by tier. */
-bool t_tier_sanitizers(void);
 /* T_RUN for a call in a loop: each case named by the function and what differs, "fn [label]". */
 #define T_RUN_FOR(label, call)              \
 	do {                                \
