@@ -335,15 +335,19 @@ check "the other host is still tried" grep -q "^  plain  *baseline unreachable" 
 # An SSH drop does not interrupt a run: the run is an async job, out of the session that started
 # it, so killing every SSH session to the node mid-run (what a dropped link does to them) leaves
 # it running, and a later poll (ssh retried) finds it done and fetches its document.
-cat >"$T/drop.hosts" <<EOF
+# $T/NAME.hosts: one baseline host NAME on node1's sshd, with node3's fake install.
+node3_hosts() {
+	cat >"$T/$1.hosts" <<EOF
 [baseline]
-drop ansible_port=$port1 mgbench_node_dir=$T/node3 mgbench_prefix=$T/node3/prefix
+$1 ansible_port=$port1 mgbench_node_dir=$T/node3 mgbench_prefix=$T/node3/prefix
 [all:vars]
 ansible_host=127.0.0.1
 ansible_user=root
 ansible_ssh_private_key_file=$T/ssh/id
 ansible_python_interpreter=/usr/bin/python3
 EOF
+}
+node3_hosts drop
 ANSIBLE_SSH_RETRIES=5 ansible-playbook -i "$T/drop.hosts" -e "@$T/vars.json" -e "mgbench_results_dir=$T/drop/results" \
 	-e '{"mgbench_run_timeout": 300, "mgbench_rounds": 2000000, "mgbench_run_extra_args": [], "mgbench_fail_on_regression": []}' \
 	"$srcdir/contrib/ansible/mgbench.yml" >"$T/drop.log" 2>&1 &
@@ -386,15 +390,7 @@ check "its document is complete" "$MGBENCH" report "$T/drop/results/drop/mgbench
 
 # A run past mgbench_run_timeout is killed on the node (the async job's process group), the host is
 # failed, and nothing of it is fetched, then or later.  node3's fake install, a long run on tmpfs.
-cat >"$T/slow.hosts" <<EOF
-[baseline]
-slow ansible_port=$port1 mgbench_node_dir=$T/node3 mgbench_prefix=$T/node3/prefix
-[all:vars]
-ansible_host=127.0.0.1
-ansible_user=root
-ansible_ssh_private_key_file=$T/ssh/id
-ansible_python_interpreter=/usr/bin/python3
-EOF
+node3_hosts slow
 t0=$(date +%s)
 ansible-playbook -i "$T/slow.hosts" -e "@$T/vars.json" -e "mgbench_results_dir=$T/slow/results" \
 	-e '{"mgbench_run_timeout": 4, "mgbench_rounds": 2000000000, "mgbench_run_extra_args": []}' \
