@@ -41,3 +41,8 @@ stop_ours() {
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
+
+# One of it-ansible and it-kdevops at a time (make -j check runs tests side by side): each makes
+# /run/sshd for its sshd and removes it after, from under the other's.  The lock is this file's.
+exec 9<"$srcdir/tests/fleet-test-lib.sh"
+flock 9

@@ -573,7 +573,8 @@ double t_metric(json_t *cell, const char *path)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static unsigned count_lines_matching(const char *file, const char *needle)
+/* Lines of file holding needle, but not unless (when given). */
+static unsigned count_lines_matching(const char *file, const char *needle, const char *unless)
 {
 	char line[4096];
 	unsigned n = 0;
@@ -582,7 +583,7 @@ static unsigned count_lines_matching(const char *file, const char *needle)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		n += strstr(line, needle) != NULL;
+		n += strstr(line, needle) != NULL && !(unless && strstr(line, unless));
 	fclose(f);
 	return n;
 }
@@ -636,9 +637,11 @@ void t_host_snapshot(struct t_host *h)
 
 	test_tmpdir();
 	scratch = getenv("TMPDIR");
-	h->loop_mounts = count_lines_matching("/proc/self/mounts", scratch);
-	h->tmp_mounts = count_lines_matching("/proc/self/mounts", "/mgbench.") +
-			count_lines_matching("/proc/self/mounts", "/mgbench-scratch.");
+	h->loop_mounts = count_lines_matching("/proc/self/mounts", scratch, NULL);
+	/* mgbench's mounts outside any test's $TMPDIR: those under one are that test's (make -j
+	 * check runs tests side by side), and this test's own are loop_mounts */
+	h->tmp_mounts = count_lines_matching("/proc/self/mounts", "/mgbench.", "/mgbench-test.") +
+			count_lines_matching("/proc/self/mounts", "/mgbench-scratch.", "/mgbench-test.");
 	h->loop_devices = count_bound_loops(scratch);
 	h->tmp_dirs = count_tmp_dirs(scratch);
 }
