@@ -77,7 +77,9 @@ int main(void)
 				     .programs = (const char *const[]){ "qemu-system-x86_64", "/usr/bin/ganesha.nfsd",
 									"/usr/sbin/rpcbind", NULL }, .max_runtime_s = 7200 });
 	t_host_snapshot(&before);
-	T_RUN(guest_write());
+	if (t_tier_runs_again("guest_write", "ganesha's paths ran on the host in it-nfs, the guest's kernel mounts in "
+					     "it-knfsd"))
+		T_RUN(guest_write());
 	t_host_check_clean(&before, "after the guest's ganesha runs");
 	return t_result();
 }
