@@ -21,8 +21,9 @@ struct mgb_apt {
 	char *opts[8];    /* "-o" settings passed to apt-get/apt-cache (NULL-terminated) */
 };
 
-/* The system configuration (nothing to set up). */
-void mgb_apt_system(struct mgb_apt *a);
+/* The system configuration, with apt's package cache kept under cache/apt/system (cache may
+ * be NULL: none kept). */
+void mgb_apt_system(struct mgb_apt *a, const char *cache);
 /* A private configuration for suite (e.g. "sid") under cache/apt/<suite>; runs `apt-get update`
  * into it when its lists are missing or older than a day.  who: the progress lines' prefix, the
  * command's ("mgbench vm", "mgbench kernel"), or NULL for none (as for every who below). */

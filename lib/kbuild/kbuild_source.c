@@ -216,7 +216,7 @@ static int from_debian(const char *which, const char *cache, bool quiet, struct 
 	char *root = NULL, *tmp = NULL, *debs = NULL, *deb = NULL, *out = NULL;
 	int rc = -1;
 
-	mgb_apt_system(&apt);
+	mgb_apt_system(&apt, NULL); /* candidate() below keeps its answer: no package cache */
 	if (!(known = mgb_debian_kernel_find(which)) || !known->source_pkg)
 		return mgb_err(err, "unknown source debian:%s (%s)", which, mgb_debian_kernel_names(true));
 	if (!(s->package = strdup(known->source_pkg)) || asprintf(&s->label, "debian:%s", which) < 0)

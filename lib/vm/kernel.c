@@ -571,7 +571,7 @@ static int from_debian(const char *which, const char *who, struct mgb_vm_kernel 
 	const struct mgb_debian_kernel *known;
 	int rc = -1;
 
-	mgb_apt_system(&apt);
+	mgb_apt_system(&apt, NULL); /* nothing to free until the cache dir is known */
 	k->kind = "debian";
 	if (!(cache = mgb_cache_dir(err)))
 		return -1;
@@ -580,7 +580,9 @@ static int from_debian(const char *which, const char *who, struct mgb_vm_kernel 
 		goto out;
 	}
 	meta_pkg = strdup(known->image_meta);
-	if (known->suite && mgb_apt_private(&apt, cache, known->suite, who, err))
+	if (!known->suite)
+		mgb_apt_system(&apt, cache);
+	else if (mgb_apt_private(&apt, cache, known->suite, who, err))
 		goto out;
 	/* The meta package names the current ABI's image package. */
 	if (!(deps = mgb_apt_depends(&apt, meta_pkg, err)))
