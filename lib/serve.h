@@ -56,8 +56,9 @@ void mgb_serve_down(struct mgb_served *sv);
  * A crash of the cell's target, for the crash workload: a loop-mounted scratch filesystem reached
  * locally, or exported by the kernel's nfsd in a guest.  mgb_served_crash shuts the filesystem
  * down (0 or -errno); once the backend's files are closed and the backend itself is,
- * mgb_served_recover brings it back: nfsd lets go of it, it is mounted again (its log replayed)
- * and exported again as before.  The backend may then open sv->root again.
+ * mgb_served_recover brings it back: nfsd lets go of it (its threads stop), it is mounted again
+ * (its log replayed) and nfsd serves it again under the same export.  The backend may then open
+ * sv->root again.
  */
 bool mgb_served_can_crash(const struct mgb_served *sv);
 int mgb_served_crash(struct mgb_served *sv, bool flush_log);

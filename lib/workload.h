@@ -54,7 +54,7 @@ struct mgb_ctx {
 	 * (the log written first only with flush_log), the workload's files left open and dead;
 	 * 0 or -errno (-ENOTTY: no shutdown ioctl).  The workload then closes its files and calls
 	 * remount: the backend closed, nfsd made to let go of the filesystem where it serves it,
-	 * the filesystem mounted again (its log replayed) and exported again, and the backend
+	 * the filesystem mounted again (its log replayed) and served again, and the backend
 	 * opened on it (a new NFS client); 0 or -1 with err.  ctx->be stays the same struct. */
 	int (*crash)(struct mgb_ctx *ctx, bool flush_log);
 	int (*remount)(struct mgb_ctx *ctx, char *err);
