@@ -52,6 +52,18 @@ int mgb_serve_up(struct mgb_session *s, const struct mgb_fs_type *fs, const char
 		 const struct mgb_serve_how *how, struct mgb_served *sv, char *err);
 void mgb_serve_down(struct mgb_served *sv);
 
+/*
+ * A crash of the cell's target, for the crash workload: a loop-mounted scratch filesystem reached
+ * locally, or exported by the kernel's nfsd in a guest.  mgb_served_crash shuts the filesystem
+ * down (0 or -errno); once the backend's files are closed and the backend itself is,
+ * mgb_served_recover brings it back: nfsd lets go of it (its threads stop), it is mounted again
+ * (its log replayed) and nfsd serves it again under the same export.  The backend may then open
+ * sv->root again.
+ */
+bool mgb_served_can_crash(const struct mgb_served *sv);
+int mgb_served_crash(struct mgb_served *sv, bool flush_log);
+int mgb_served_recover(struct mgb_served *sv, char *err);
+
 /* cell.server: what served a remote cell; NULL for a local one. */
 json_t *mgb_served_server_json(const struct mgb_served *sv);
 /* What the multigrain evidence, probed on the target's path, is about. */

@@ -98,6 +98,10 @@ int mgb_target_dir(const char *dir, struct mgb_target *t, char *err);
 /* A loop-mounted scratch filesystem unmounted and mounted again (its log replayed): what a crash
  * workload needs after a shutdown.  Nothing may hold it open. */
 int mgb_target_remount(struct mgb_target *t, char *err);
+/* Shut a scratch filesystem down as fstests' godown does (FS_IOC_SHUTDOWN: the log written
+ * first only with flush_log, the data never), its files left open and dead; 0 or -errno
+ * (-ENOTTY: the filesystem has no such ioctl). */
+int mgb_target_shutdown(struct mgb_target *t, bool flush_log);
 /* Remove files, unmount, detach; safe to call on a half-made target and twice. */
 void mgb_target_down(struct mgb_target *t);
 
@@ -163,6 +167,12 @@ int mgb_knfsd_start(struct mgb_session *s, const char *export_path, const char *
 const char *mgb_knfsd_death(const struct mgb_knfsd *k);
 /* Stop everything started (rpc.nfsd 0, exportfs -ua, mountd, rpcbind, unmounts); safe on a zeroed struct. */
 void mgb_knfsd_stop(struct mgb_knfsd *k);
+/* After a crash of the exported filesystem: nfsd's threads stopped, its NFSv4 state and export
+ * caches gone, so that the filesystem can be unmounted.  0 or -1 with err. */
+int mgb_knfsd_let_go(struct mgb_knfsd *k, char *err);
+/* Once it is mounted again: the threads again (the same export, the same fsid), no grace
+ * period.  0 or -1 with err. */
+int mgb_knfsd_serve_again(struct mgb_knfsd *k, char *err);
 
 /*
  * The kernel's own NFS client on a cell's server (lib/target/nfs_mount.c): its URL mounted with

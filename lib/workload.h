@@ -49,11 +49,16 @@ struct mgb_ctx {
 	 * so a workload's setup (files, a second filesystem) is not counted as its load. */
 	bool measured_begun, measured_ended;
 	struct mgb_mg_counters measured_before, measured_after;
-	/* For a loop-mounted scratch target reached locally, else NULL: closes the backend, mounts
-	 * the filesystem again (its log replayed) and opens the backend on it; 0 or -1 with err.
-	 * ctx->be stays the same struct; files opened before are gone. */
+	/* For a target the run can crash, else NULL: a loop-mounted scratch filesystem reached
+	 * locally, or exported by the kernel's nfsd in a guest.  crash shuts that filesystem down
+	 * (the log written first only with flush_log), the workload's files left open and dead;
+	 * 0 or -errno (-ENOTTY: no shutdown ioctl).  The workload then closes its files and calls
+	 * remount: the backend closed, nfsd made to let go of the filesystem where it serves it,
+	 * the filesystem mounted again (its log replayed) and served again, and the backend
+	 * opened on it (a new NFS client); 0 or -1 with err.  ctx->be stays the same struct. */
+	int (*crash)(struct mgb_ctx *ctx, bool flush_log);
 	int (*remount)(struct mgb_ctx *ctx, char *err);
-	void *remount_arg;
+	void *crash_arg;
 	/* The directory the backend's files are in, as this host sees it (for a remote backend the
 	 * export of the server started for the cell), for a workload that acts on the server's side
 	 * too; NULL for a server someone else runs. */

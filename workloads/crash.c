@@ -12,6 +12,12 @@
  * file come back with (older than the handed one; or the same over lost data, which a client
  * holding it would take for what it has); then change it again and query: is that ctime the
  * handed one, or older?
+ *
+ * Through the kernel's nfsd (nfs4, --nfs-server knfsd, in a guest) the client is libnfs and the
+ * query a GETATTR, which hands the NFSv4 change attribute beside the ctime: the same questions
+ * are asked of it.  The write is UNSTABLE and the client closes only after the server crashed,
+ * so no COMMIT made it durable; the target side crashes the exported filesystem and brings it
+ * back under the same export, and a new client reads the file back.
  */
 #include "config.h"
 #include "progress.h"
@@ -23,14 +29,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #define FILE_NAME "crash.dat"
-/* FS_IOC_SHUTDOWN / XFS_IOC_GOINGDOWN / EXT4_IOC_SHUTDOWN: one number for every filesystem that
- * has it; its flag 2 (NOLOGFLUSH) shuts down without writing the log, as fstests' godown -f. */
-#define SHUTDOWN_IOC _IOR('X', 125, uint32_t)
-#define SHUTDOWN_NOLOGFLUSH 2u
-#define SHUTDOWN_LOGFLUSH 1u
 #define BLOCK 4096
 /* cycles recorded one by one in the document; the counts go on past it */
 #define CYCLES_KEPT 1000
@@ -45,7 +45,7 @@ static const struct mgb_option crash_options[] = {
 	{ .name = "flush", .type = MGB_OPT_CHOICE, .offset = offsetof(struct crash_params, flush),
 	  .defval = "none",
 	  .help = "what the shutdown writes first: none (the log is lost, as a power cut) or log",
-	  .choices = flush_choices },
+	  .choices = flush_choices, .sweep = true },
 	{ 0 },
 };
 
@@ -56,7 +56,20 @@ static const struct mgb_column crash_columns[] = {
 	{ "stale", "ctime_kept_data_lost", "int", MGB_BETTER_LOWER, "ctime_kept_data_lost", "rounds" },
 	{ "reused", "handed_ctime_reused", "int", MGB_BETTER_LOWER, "handed_ctime_reused", "rounds" },
 	{ "behind", "next_ctime_behind", "int", MGB_BETTER_LOWER, "next_ctime_behind", "rounds" },
+	/* over NFSv4: the same of the change attribute */
+	{ "chg older", "change_came_back_smaller", "int", MGB_BETTER_NONE, "change_came_back_smaller", "rounds" },
+	{ "chg stale", "change_kept_data_lost", "int", MGB_BETTER_LOWER, "change_kept_data_lost", "rounds" },
+	{ "chg reuse", "handed_change_reused", "int", MGB_BETTER_LOWER, "handed_change_reused", "rounds" },
+	{ "chg behnd", "next_change_behind", "int", MGB_BETTER_LOWER, "next_change_behind", "rounds" },
 	{ 0 },
+};
+
+/* A round's change attributes (over NFSv4) and what they count: the ctime's questions asked of
+ * the change attribute a client was handed. */
+struct changes {
+	bool seen;
+	uint64_t handed, back, next;
+	uint64_t smaller, stale, reused, behind;
 };
 
 static void fill(char *buf, uint64_t round)
@@ -81,10 +94,47 @@ static const char *data_back(const char *got, const char *want, const char *befo
 }
 
 /* One crash cycle as a client would have seen it: what it was handed, what came back. */
-static json_t *cycle_json(uint64_t round, int64_t handed, int64_t back, const char *data, int64_t next)
+static json_t *cycle_json(uint64_t round, int64_t handed, int64_t back, const char *data, int64_t next,
+			  const struct changes *ch)
 {
-	return json_pack("{s:I, s:I, s:I, s:s, s:I}", "round", (json_int_t)round, "handed_ctime_ns", (json_int_t)handed,
-			 "back_ctime_ns", (json_int_t)back, "data_back", data, "next_ctime_ns", (json_int_t)next);
+	json_t *j = json_pack("{s:I, s:I, s:I, s:s, s:I}", "round", (json_int_t)round, "handed_ctime_ns",
+			      (json_int_t)handed, "back_ctime_ns", (json_int_t)back, "data_back", data, "next_ctime_ns",
+			      (json_int_t)next);
+
+	if (j && ch->seen) {
+		json_object_set_new(j, "handed_change", json_integer((json_int_t)ch->handed));
+		json_object_set_new(j, "back_change", json_integer((json_int_t)ch->back));
+		json_object_set_new(j, "next_change", json_integer((json_int_t)ch->next));
+	}
+	return j;
+}
+
+/* After a round's last query: count what its change attributes say. */
+static void count_changes(struct changes *ch, bool lost)
+{
+	ch->smaller += ch->back < ch->handed;
+	/* the value a client holds came back over other data: it keeps its cache, which is wrong */
+	ch->stale += ch->back == ch->handed && lost;
+	/* the next change, over other data, got the value a client holds: the article's case */
+	ch->reused += ch->next == ch->handed;
+	ch->behind += ch->next < ch->handed;
+}
+
+static void put_changes(struct mgb_ctx *ctx, const struct changes *ch)
+{
+	json_object_set_new(ctx->metrics, "change_came_back_smaller", json_integer((json_int_t)ch->smaller));
+	json_object_set_new(ctx->metrics, "change_kept_data_lost", json_integer((json_int_t)ch->stale));
+	json_object_set_new(ctx->metrics, "handed_change_reused", json_integer((json_int_t)ch->reused));
+	json_object_set_new(ctx->metrics, "next_change_behind", json_integer((json_int_t)ch->behind));
+}
+
+/* The change attribute of a query, where the backend hands one (NFSv4). */
+static void take_change(struct changes *ch, const struct mgb_stat *st, uint64_t *into)
+{
+	if (st->mask & MGB_STAT_CHANGE) {
+		ch->seen = true;
+		*into = st->change;
+	}
 }
 
 static int crash_run(struct mgb_ctx *ctx)
@@ -94,18 +144,26 @@ static int crash_run(struct mgb_ctx *ctx)
 	struct mgb_file f;
 	struct mgb_stat st;
 	uint64_t done = 0, lost = 0, older = 0, stale = 0, reused = 0, behind = 0;
+	struct changes ch = { 0 };
 	char want[BLOCK], got[BLOCK], before[BLOCK];
 	json_t *cycles = json_array();
 	const char *what = "open";
-	bool open_ = false;
-	int r;
+	bool open_ = false, nfs;
+	unsigned query;
+	int round_flags, r;
 
-	if (!ctx->remount || strcmp(be->ops->name, "sync")) {
+	nfs = !strcmp(be->ops->name, "nfs4");
+	if (!ctx->crash || !ctx->remount || (strcmp(be->ops->name, "sync") && !nfs)) {
 		json_decref(cycles);
 		ctx->unsupported = true;
 		return mgb_err(ctx->err, "crash shuts a filesystem down and mounts it again: it needs a loop-mounted "
-					 "scratch filesystem (ext4, xfs, btrfs) reached by the sync backend");
+					 "scratch filesystem (ext4, xfs, btrfs) reached by the sync backend, or by nfs4 "
+					 "from the kernel's nfsd in a guest (--nfs-server knfsd)");
 	}
+	/* over NFSv4 a query hands the change attribute too; libnfs 4.0 makes every O_CREAT an
+	 * exclusive create, which an existing file fails */
+	query = MGB_STAT_TIMES | (nfs ? MGB_STAT_CHANGE : 0);
+	round_flags = nfs ? O_RDWR : O_RDWR | O_CREAT;
 	/* the file itself, durable before the first crash: only the rounds' changes are at stake */
 	fill(want, 0);
 	what = "create";
@@ -120,28 +178,29 @@ static int crash_run(struct mgb_ctx *ctx)
 	while (done < ctx->rounds) {
 		int64_t handed, back, next;
 		const char *data;
-		uint32_t flag = p->flush ? SHUTDOWN_LOGFLUSH : SHUTDOWN_NOLOGFLUSH;
+		bool gone;
 
 		what = "open";
-		if ((r = mgb_be_open(be, FILE_NAME, O_RDWR | O_CREAT, 0644, &f)) < 0)
+		if ((r = mgb_be_open(be, FILE_NAME, round_flags, 0644, &f)) < 0)
 			goto fail;
 		open_ = true;
 		/* the data the file held before this round's write: what a lost write leaves */
 		memcpy(before, want, BLOCK);
 		fill(want, done + 1);
 		what = "fstat";
-		if ((r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st)) < 0)
+		if ((r = mgb_be_fstat(be, &f, query, &st)) < 0)
 			goto fail;
 		what = "pwrite";
 		if ((r = (int)mgb_be_pwrite(be, &f, want, BLOCK, 0)) < 0)
 			goto fail;
 		what = "fstat";
-		if ((r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st)) < 0)
+		if ((r = mgb_be_fstat(be, &f, query, &st)) < 0)
 			goto fail;
 		handed = mgb_ts_ns(st.ctime);
-		/* the shutdown has no backend operation: this workload runs on the sync backend only */
-		if (ioctl(f.fd, SHUTDOWN_IOC, &flag) < 0) {
-			r = -errno;
+		take_change(&ch, &st, &ch.handed);
+		/* the file stays open through the shutdown: over NFS its close after the crash sends
+		 * the COMMIT that fails, and no COMMIT before it made the write durable */
+		if ((r = ctx->crash(ctx, p->flush)) < 0) {
 			what = "shutdown ioctl";
 			goto fail;
 		}
@@ -157,32 +216,37 @@ static int crash_run(struct mgb_ctx *ctx)
 			goto fail;
 		open_ = true;
 		what = "fstat after the crash";
-		if ((r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st)) < 0)
+		if ((r = mgb_be_fstat(be, &f, query, &st)) < 0)
 			goto fail;
 		back = mgb_ts_ns(st.ctime);
+		take_change(&ch, &st, &ch.back);
 		what = "pread after the crash";
 		memset(got, 0, sizeof(got));
 		if ((r = (int)mgb_be_pread(be, &f, got, BLOCK, 0)) < 0)
 			goto fail;
 		data = data_back(got, want, before);
-		lost += memcmp(got, want, BLOCK) != 0;
+		gone = memcmp(got, want, BLOCK) != 0;
+		lost += gone;
 		older += back < handed;
 		/* the ctime a client was handed survived, the data it stood for did not: that client's
 		 * cache now holds data the file never had again, under the file's own stamp */
-		stale += back == handed && memcmp(got, want, BLOCK) != 0;
+		stale += back == handed && gone;
 		/* the next change, stamped after the crash */
 		fill(want, ~done);
 		what = "pwrite after the crash";
 		if ((r = (int)mgb_be_pwrite(be, &f, want, BLOCK, 0)) < 0)
 			goto fail;
 		what = "fstat after the crash";
-		if ((r = mgb_be_fstat(be, &f, MGB_STAT_TIMES, &st)) < 0)
+		if ((r = mgb_be_fstat(be, &f, query, &st)) < 0)
 			goto fail;
 		next = mgb_ts_ns(st.ctime);
+		take_change(&ch, &st, &ch.next);
 		reused += next == handed;
 		behind += next < handed;
+		if (ch.seen)
+			count_changes(&ch, gone);
 		if (done < CYCLES_KEPT)
-			json_array_append_new(cycles, cycle_json(done + 1, handed, back, data, next));
+			json_array_append_new(cycles, cycle_json(done + 1, handed, back, data, next, &ch));
 		mgb_be_close(be, &f);
 		open_ = false;
 		done++;
@@ -198,6 +262,8 @@ static int crash_run(struct mgb_ctx *ctx)
 	json_object_set_new(ctx->metrics, "ctime_kept_data_lost", json_integer((json_int_t)stale));
 	json_object_set_new(ctx->metrics, "handed_ctime_reused", json_integer((json_int_t)reused));
 	json_object_set_new(ctx->metrics, "next_ctime_behind", json_integer((json_int_t)behind));
+	if (ch.seen)
+		put_changes(ctx, &ch);
 	json_object_set_new(ctx->metrics, "cycles", cycles);
 	return 0;
 fail:
@@ -214,7 +280,7 @@ fail:
 
 const struct mgb_workload mgb_workload_crash = {
 	.name = "crash",
-	.summary = "hand out a change's ctime, shut the fs down unflushed, mount again: older, reused?",
+	.summary = "hand out a ctime or NFSv4 change, shut the fs down unflushed, mount again: reused?",
 	.options = crash_options,
 	.params_size = sizeof(struct crash_params),
 	.default_rounds = 20,

@@ -52,20 +52,27 @@ static json_t *unmade_target_json(const struct mgb_cell_spec *spec, const char *
 			 "mount_options", spec->fs ? spec->fs->mount_options : NULL);
 }
 
-/* ctx->remount: what a crash workload calls after shutting its filesystem down. */
-struct remount_arg {
+/* ctx->crash and ctx->remount: what the crash workload calls; the target side does both. */
+struct crash_arg {
 	const struct mgb_cell_spec *spec;
-	struct mgb_target *target;
+	struct mgb_served *sv;
 };
+
+static int crash_target(struct mgb_ctx *ctx, bool flush_log)
+{
+	struct crash_arg *a = ctx->crash_arg;
+
+	return mgb_served_crash(a->sv, flush_log);
+}
 
 static int remount_target(struct mgb_ctx *ctx, char *err)
 {
-	struct remount_arg *a = ctx->remount_arg;
+	struct crash_arg *a = ctx->crash_arg;
 
 	mgb_backend_close(ctx->be);
-	if (mgb_target_remount(a->target, err) < 0)
+	if (mgb_served_recover(a->sv, err) < 0)
 		return -1;
-	if (mgb_backend_open(ctx->be, a->spec->backend, a->spec->backend_params, a->target->path, err) < 0) {
+	if (mgb_backend_open(ctx->be, a->spec->backend, a->spec->backend_params, a->sv->root, err) < 0) {
 		ctx->be->ops = NULL; /* nothing to close: the cell fails with err */
 		return -1;
 	}
@@ -129,7 +136,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		     struct mgb_progress *progress)
 {
 	struct mgb_served sv;
-	struct remount_arg remount_arg;
+	struct crash_arg crash_arg;
 	struct mgb_serve_how how = mgb_backend_serve_how(spec->backend, spec->backend_params);
 	const struct mgb_target *t = &sv.target;
 	const char *url = how.url;
@@ -179,10 +186,11 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 		ctx.be = &be;
 		ctx.target = t;
 		ctx.session = spec->fs ? s : NULL;
-		if (spec->fs && spec->fs->loop && !spec->fs->overlay_on && sv.reach == MGB_REACH_LOCAL) {
-			remount_arg = (struct remount_arg){ spec, &sv.target };
+		if (mgb_served_can_crash(&sv)) {
+			crash_arg = (struct crash_arg){ spec, &sv };
+			ctx.crash = crash_target;
 			ctx.remount = remount_target;
-			ctx.remount_arg = &remount_arg;
+			ctx.crash_arg = &crash_arg;
 		}
 		ctx.params = spec->params;
 		ctx.rounds = spec->rounds;
@@ -218,7 +226,7 @@ json_t *mgb_run_cell(struct mgb_session *s, const struct mgb_cell_spec *spec, co
 				snprintf(err, sizeof(err), "%s", ctx.err);
 		}
 		unsupported = ctx.unsupported;
-		if (r < 0 && be.ops->unsupported) {
+		if (r < 0 && be.ops && be.ops->unsupported) { /* none after a failed remount */
 			const char *what = be.ops->unsupported(&be);
 
 			if (what) {

@@ -314,37 +314,12 @@ static int end_grace(struct mgb_knfsd *k, char *err)
 	}
 }
 
-static int start_daemons(struct mgb_knfsd *k, char *err)
+/* nfsd's threads, v3 and v4.0 (what libnfs speaks), no UDP, four of them; then no grace period,
+ * and the NFS service answering. */
+static int start_threads(struct mgb_knfsd *k, char *err)
 {
-	char rlog[] = STATE_DIR "/rpcbind.log", mlog[] = STATE_DIR "/mountd.log", clog[] = STATE_DIR "/nfsdcld.log";
-	const char *cld[] = { prog_cld, "-F", "-p", PIPEFS_DIR, "-s", STATE_DIR "/nfsdcld", NULL };
-	char port[16];
-	const char *rpcbind[] = { prog_rpcbind, "-f", "-d", NULL };
-	const char *mountd[] = { prog_mountd, "-F", "-d", "general", "-p", port, "-N", "2", NULL };
-	/* v3 and v4.0 (what libnfs speaks); no UDP; four threads */
 	const char *nfsd[] = { prog_nfsd, "--no-udp", "-V", "3", "-V", "4", "-V", "4.0", "4", NULL };
 
-	snprintf(port, sizeof(port), "%u", MOUNTD_PORT);
-	if (loopback_up(err) || spawn(rpcbind, rlog, &k->rpcbind_pid, err))
-		return -1;
-	if (wait_service("rpcbind", k->rpcbind_pid, 111, RPCBIND_PROGRAM, 2, err)) {
-		add_log_tail(rlog, err);
-		return -1;
-	}
-	if (spawn(mountd, mlog, &k->mountd_pid, err))
-		return -1;
-	if (wait_service("rpc.mountd", k->mountd_pid, MOUNTD_PORT, MOUNT_PROGRAM, 3, err)) {
-		add_log_tail(mlog, err);
-		return -1;
-	}
-	/* The v4 client tracker: with it and no client records, nfsd starts without a grace
-	 * period; without it (and CONFIG_NFSD_LEGACY_CLIENT_TRACKING off, as in Debian's 7.x), nfsd
-	 * has no tracking, a 90 s grace period and refuses to end it early. */
-	if (mount("rpc_pipefs", PIPEFS_DIR, "rpc_pipefs", 0, NULL) < 0 && errno != EBUSY)
-		return mgb_err(err, "mount rpc_pipefs on %s: %s", PIPEFS_DIR, strerror(errno));
-	k->pipefs_mounted = true;
-	if (spawn(cld, clog, &k->cld_pid, err))
-		return -1;
 	k->threads_started = true;
 	{
 		char *out = NULL, e[MGB_ERR_LEN], *t;
@@ -368,6 +343,38 @@ static int start_daemons(struct mgb_knfsd *k, char *err)
 	if (end_grace(k, err))
 		return -1;
 	return wait_service("nfsd", 0, NFS_PORT, NFS_PROGRAM, k->nfs_version, err);
+}
+
+static int start_daemons(struct mgb_knfsd *k, char *err)
+{
+	char rlog[] = STATE_DIR "/rpcbind.log", mlog[] = STATE_DIR "/mountd.log", clog[] = STATE_DIR "/nfsdcld.log";
+	const char *cld[] = { prog_cld, "-F", "-p", PIPEFS_DIR, "-s", STATE_DIR "/nfsdcld", NULL };
+	char port[16];
+	const char *rpcbind[] = { prog_rpcbind, "-f", "-d", NULL };
+	const char *mountd[] = { prog_mountd, "-F", "-d", "general", "-p", port, "-N", "2", NULL };
+
+	snprintf(port, sizeof(port), "%u", MOUNTD_PORT);
+	if (loopback_up(err) || spawn(rpcbind, rlog, &k->rpcbind_pid, err))
+		return -1;
+	if (wait_service("rpcbind", k->rpcbind_pid, 111, RPCBIND_PROGRAM, 2, err)) {
+		add_log_tail(rlog, err);
+		return -1;
+	}
+	if (spawn(mountd, mlog, &k->mountd_pid, err))
+		return -1;
+	if (wait_service("rpc.mountd", k->mountd_pid, MOUNTD_PORT, MOUNT_PROGRAM, 3, err)) {
+		add_log_tail(mlog, err);
+		return -1;
+	}
+	/* The v4 client tracker: with it and no client records, nfsd starts without a grace
+	 * period; without it (and CONFIG_NFSD_LEGACY_CLIENT_TRACKING off, as in Debian's 7.x), nfsd
+	 * has no tracking, a 90 s grace period and refuses to end it early. */
+	if (mount("rpc_pipefs", PIPEFS_DIR, "rpc_pipefs", 0, NULL) < 0 && errno != EBUSY)
+		return mgb_err(err, "mount rpc_pipefs on %s: %s", PIPEFS_DIR, strerror(errno));
+	k->pipefs_mounted = true;
+	if (spawn(cld, clog, &k->cld_pid, err))
+		return -1;
+	return start_threads(k, err);
 }
 
 /* Test knob (mgbench vm --test-knfsd-stop): a server that dies under the cell, right after its
@@ -477,6 +484,32 @@ int mgb_knfsd_start(struct mgb_session *s, const char *export_path, const char *
 	k->start_ns = mgb_clock_ns(CLOCK_MONOTONIC) - t0;
 	test_stop(k);
 	return 0;
+}
+
+/*
+ * After the exported filesystem was shut down: nfsd lets go of it, so that it can be unmounted.
+ * Its threads stop (rpc.nfsd 0): nfsd_shutdown_net purges the export caches, whose entries hold
+ * the mount, frees every NFSv4 client's state and closes the files it held.  Less is not enough
+ * (seen on 6.12): after exportfs -u, a flush of the caches and unlock_filesystem (which revoked
+ * the client's open) the entries were still there, the v4 pseudo-root's over the mount point
+ * among them, and the unmount stayed busy.  So this is a server restart, as after a crash; the
+ * export stays in etab with its fsid, so a file handle names the same file once it serves again.
+ */
+int mgb_knfsd_let_go(struct mgb_knfsd *k, char *err)
+{
+	const char *argv[] = { prog_nfsd, "0", NULL };
+
+	if (run(argv, err))
+		return -1;
+	k->threads_started = false;
+	return 0;
+}
+
+/* Once the filesystem is mounted again: nfsd's threads again, and their grace period ended (the
+ * clients it knew had state: nfsdcld's records would hold it 90 s). */
+int mgb_knfsd_serve_again(struct mgb_knfsd *k, char *err)
+{
+	return start_threads(k, err);
 }
 
 static const char *death_now(const struct mgb_knfsd *k)

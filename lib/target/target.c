@@ -302,6 +302,8 @@ int mgb_target_scratch(struct mgb_session *s, const struct mgb_fs_type *fs, stru
 	return 0;
 }
 
+#define UNMOUNT_BUSY_NS (10 * MGB_NSEC_PER_SEC)
+
 int mgb_target_remount(struct mgb_target *t, char *err)
 {
 	const struct mgb_fs_type *fs = t->fs;
@@ -309,8 +311,12 @@ int mgb_target_remount(struct mgb_target *t, char *err)
 
 	if (!fs || !fs->loop || fs->overlay_on || !t->mounted || !t->image)
 		return mgb_err(err, "only a loop-mounted scratch filesystem can be mounted again");
-	if (umount2(t->mnt, 0) < 0)
-		return mgb_err(err, "unmount %s: %s", t->mnt, strerror(errno));
+	/* Exported, it may stay busy a moment: nfsd's export caches let go of the mount after an RCU
+	 * grace period, and a file an nfsd thread closed is released by a work queue.  Never a lazy
+	 * unmount: the image must not be mounted again while its old superblock lives. */
+	for (int64_t deadline = mgb_clock_ns(CLOCK_MONOTONIC) + UNMOUNT_BUSY_NS; umount2(t->mnt, 0) < 0; usleep(20000))
+		if (errno != EBUSY || mgb_clock_ns(CLOCK_MONOTONIC) > deadline)
+			return mgb_err(err, "unmount %s: %s", t->mnt, strerror(errno));
 	t->mounted = false;
 	/* autoclear detached the loop device with the unmount: attach the image again */
 	free(t->loopdev);
