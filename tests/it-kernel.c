@@ -401,6 +401,8 @@ static void bisect_git(const char *extraversion)
 		const char *init[] = { "init", "-q", repo, NULL }, *add[] = { "-C", tree, gd, wt, "add", "-A", "-f", NULL },
 			   *id[] = { "config", "user.email", "it@mgbench", NULL },
 			   *name[] = { "config", "user.name", "it-kernel", NULL },
+			   /* objects stored, not deflated: half the time of adding 1.5 GB of source */
+			   *loose[] = { "config", "core.looseCompression", "0", NULL },
 			   *c0[] = { "commit", "-q", "-m", "Debian's linux-source-6.1", NULL },
 			   *a1[] = { "apply", "--cached", "--unidiff-zero", extraversion, NULL },
 			   *c1[] = { "commit", "-q", "-m", "extraversion", NULL }, *a2[] = { "apply", "--cached", p2, NULL },
@@ -408,6 +410,7 @@ static void bisect_git(const char *extraversion)
 			   *c3[] = { "commit", "-q", "-m", "every stamp from the fine clock", NULL };
 
 		T_CHECK(!git(NULL, init, NULL, 0) && !git(repo, id, NULL, 0) && !git(repo, name, NULL, 0) &&
+				!git(repo, loose, NULL, 0) &&
 				!git(NULL, add, NULL, 0) && !git(repo, c0, NULL, 0) && !git(repo, a1, NULL, 0) &&
 				!git(repo, c1, NULL, 0) && !git(repo, a2, NULL, 0) && !git(repo, c2, NULL, 0) &&
 				!git(repo, a3, NULL, 0) && !git(repo, c3, NULL, 0),
