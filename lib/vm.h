@@ -16,9 +16,12 @@
 
 /* An apt configuration: the system's (dir NULL) or a private one under the cache that reuses the
  * system's Debian mirror for another suite and never touches the system's apt state. */
+/* "-o" settings of an apt configuration, with room for the NULL after them */
+#define MGB_APT_OPTS 8
+
 struct mgb_apt {
 	char *dir;        /* private root (sources, lists, cache), or NULL for the system's */
-	char *opts[8];    /* "-o" settings passed to apt-get/apt-cache (NULL-terminated) */
+	char *opts[MGB_APT_OPTS]; /* "-o" settings passed to apt-get/apt-cache (NULL-terminated) */
 };
 
 /* The system configuration, with apt's package cache kept under cache/apt/system (cache may

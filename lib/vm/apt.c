@@ -46,13 +46,17 @@ static const char *apt_error(char *out)
  */
 static int add_pkgcache(struct mgb_apt *a, int n, const char *dir)
 {
-	if (mgb_mkdirs(dir, NULL) ||
-	    asprintf(&a->opts[n], "Dir::Cache::pkgcache=%s/pkgcache.bin", dir) < 0 ||
-	    asprintf(&a->opts[n + 1], "Dir::Cache::srcpkgcache=%s/srcpkgcache.bin", dir) < 0) {
-		free(a->opts[n]);
-		a->opts[n] = NULL;
+	char *pkg, *src;
+
+	if (n + 2 >= MGB_APT_OPTS || mgb_mkdirs(dir, NULL) ||
+	    asprintf(&pkg, "Dir::Cache::pkgcache=%s/pkgcache.bin", dir) < 0)
+		return n;
+	if (asprintf(&src, "Dir::Cache::srcpkgcache=%s/srcpkgcache.bin", dir) < 0) {
+		free(pkg);
 		return n;
 	}
+	a->opts[n] = pkg;
+	a->opts[n + 1] = src;
 	return n + 2;
 }
 
@@ -172,7 +176,8 @@ static int lock_lists(const char *dir, char *err)
 /* apt-get update into the private lists, unless another run did it while we waited. */
 static int update_lists(const struct mgb_apt *a, const char *lists, const char *suite, const char *who, char *err)
 {
-	const char *argv[16] = { "apt-get", "-q" };
+	/* apt-get -q, "-o" and each setting, update, NULL */
+	const char *argv[2 + 2 * MGB_APT_OPTS + 2] = { "apt-get", "-q" };
 	char *out = NULL;
 	int k = 2, st, lock = lock_lists(a->dir, err);
 
@@ -265,14 +270,15 @@ out:
 static int apt_run(const struct mgb_apt *a, const char *tool, const char *const *args,
 		   const char *cwd, char **out, char *err)
 {
-	const char *argv[32] = { tool, "-q" };
+	/* tool -q, "-o" and each setting, then args (a few words), NULL */
+	const char *argv[2 + 2 * MGB_APT_OPTS + 16] = { tool, "-q" };
 	int k = 2;
 
 	for (int i = 0; a->opts[i]; i++) {
 		argv[k++] = "-o";
 		argv[k++] = a->opts[i];
 	}
-	for (int i = 0; args[i] && k < 31; i++)
+	for (int i = 0; args[i] && k < (int)MGB_ARRAY_SIZE(argv) - 1; i++)
 		argv[k++] = args[i];
 	argv[k] = NULL;
 	return mgb_capture(argv, cwd, out, err);
