@@ -150,9 +150,15 @@ static void stale_breakpoint_retried_once(void)
 	t_mgbench(&o, args);
 	retry = strstr(o.err, "booting once more");
 	T_CHECK(o.status == 1, "int3: exit 1, got %d: %s", o.status, o.err);
-	T_CHECK(strstr(o.err, "panicked during its run at a stale breakpoint (Oops: int3") && retry &&
-			!strstr(retry + 1, "booting once more"),
-		"int3: one retry, said on stderr: %s", o.err);
+	/* TCG's own stale breakpoint can strike first, before init, where the knob is not yet read:
+	 * that boot is the one retried, and the knob's panic in the retry is the error */
+	if (strstr(o.err, "panicked before its init at a stale breakpoint") && retry)
+		T_NOT_JUDGED("int3: the first boot met TCG's own stale breakpoint before its init, so the knob's "
+			     "panic during the run was the retry's: %s", o.err);
+	else
+		T_CHECK(strstr(o.err, "panicked during its run at a stale breakpoint (Oops: int3") && retry,
+			"int3: the knob's panic during the run retried, said on stderr: %s", o.err);
+	T_CHECK(retry && !strstr(retry + 1, "booting once more"), "int3: one retry, and only one: %s", o.err);
 	T_CHECK(retry && strstr(retry, "the guest kernel panicked: Kernel panic") && strstr(retry, "after Oops: int3") &&
 			count_lines(o.err) == 2,
 		"int3: the second panic is the error, in one line after the retry's: %s", o.err);
