@@ -64,12 +64,33 @@ static const struct mgb_column crash_columns[] = {
 	{ 0 },
 };
 
-/* A round's change attributes (over NFSv4) and what they count: the ctime's questions asked of
- * the change attribute a client was handed. */
+/* What the crash cycles did to a value a client was handed (the ctime, or the NFSv4 change
+ * attribute): it came back older, or the same over lost data; the next change got it again, or
+ * an older one. */
+struct crash_counts {
+	uint64_t older, stale, reused, behind;
+};
+
+/* -1, 0 or 1 as a is below, equal to or above b (the ctime is signed, the change attribute not) */
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+/* One cycle: the value that came back and the next change's, each against the one handed out. */
+static void count_cycle(struct crash_counts *c, int back_vs_handed, int next_vs_handed, bool lost)
+{
+	c->older += back_vs_handed < 0;
+	/* the value a client was handed survived, the data it stood for did not: that client's cache
+	 * now holds data the file never had again, under the file's own stamp */
+	c->stale += back_vs_handed == 0 && lost;
+	/* the next change, over other data, got the value a client holds: the article's case */
+	c->reused += next_vs_handed == 0;
+	c->behind += next_vs_handed < 0;
+}
+
+/* A round's change attributes (over NFSv4) and what they count. */
 struct changes {
 	bool seen;
 	uint64_t handed, back, next;
-	uint64_t smaller, stale, reused, behind;
+	struct crash_counts counts;
 };
 
 static void fill(char *buf, uint64_t round)
@@ -109,23 +130,12 @@ static json_t *cycle_json(uint64_t round, int64_t handed, int64_t back, const ch
 	return j;
 }
 
-/* After a round's last query: count what its change attributes say. */
-static void count_changes(struct changes *ch, bool lost)
-{
-	ch->smaller += ch->back < ch->handed;
-	/* the value a client holds came back over other data: it keeps its cache, which is wrong */
-	ch->stale += ch->back == ch->handed && lost;
-	/* the next change, over other data, got the value a client holds: the article's case */
-	ch->reused += ch->next == ch->handed;
-	ch->behind += ch->next < ch->handed;
-}
-
 static void put_changes(struct mgb_ctx *ctx, const struct changes *ch)
 {
-	json_object_set_new(ctx->metrics, "change_came_back_smaller", json_integer((json_int_t)ch->smaller));
-	json_object_set_new(ctx->metrics, "change_kept_data_lost", json_integer((json_int_t)ch->stale));
-	json_object_set_new(ctx->metrics, "handed_change_reused", json_integer((json_int_t)ch->reused));
-	json_object_set_new(ctx->metrics, "next_change_behind", json_integer((json_int_t)ch->behind));
+	json_object_set_new(ctx->metrics, "change_came_back_smaller", json_integer((json_int_t)ch->counts.older));
+	json_object_set_new(ctx->metrics, "change_kept_data_lost", json_integer((json_int_t)ch->counts.stale));
+	json_object_set_new(ctx->metrics, "handed_change_reused", json_integer((json_int_t)ch->counts.reused));
+	json_object_set_new(ctx->metrics, "next_change_behind", json_integer((json_int_t)ch->counts.behind));
 }
 
 /* The change attribute of a query, where the backend hands one (NFSv4). */
@@ -143,7 +153,8 @@ static int crash_run(struct mgb_ctx *ctx)
 	struct mgb_backend *be = ctx->be;
 	struct mgb_file f;
 	struct mgb_stat st;
-	uint64_t done = 0, lost = 0, older = 0, stale = 0, reused = 0, behind = 0;
+	uint64_t done = 0, lost = 0;
+	struct crash_counts ctimes = { 0 };
 	struct changes ch = { 0 };
 	char want[BLOCK], got[BLOCK], before[BLOCK];
 	json_t *cycles = json_array();
@@ -227,10 +238,6 @@ static int crash_run(struct mgb_ctx *ctx)
 		data = data_back(got, want, before);
 		gone = memcmp(got, want, BLOCK) != 0;
 		lost += gone;
-		older += back < handed;
-		/* the ctime a client was handed survived, the data it stood for did not: that client's
-		 * cache now holds data the file never had again, under the file's own stamp */
-		stale += back == handed && gone;
 		/* the next change, stamped after the crash */
 		fill(want, ~done);
 		what = "pwrite after the crash";
@@ -241,10 +248,9 @@ static int crash_run(struct mgb_ctx *ctx)
 			goto fail;
 		next = mgb_ts_ns(st.ctime);
 		take_change(&ch, &st, &ch.next);
-		reused += next == handed;
-		behind += next < handed;
+		count_cycle(&ctimes, CMP(back, handed), CMP(next, handed), gone);
 		if (ch.seen)
-			count_changes(&ch, gone);
+			count_cycle(&ch.counts, CMP(ch.back, ch.handed), CMP(ch.next, ch.handed), gone);
 		if (done < CYCLES_KEPT)
 			json_array_append_new(cycles, cycle_json(done + 1, handed, back, data, next, &ch));
 		mgb_be_close(be, &f);
@@ -258,10 +264,10 @@ static int crash_run(struct mgb_ctx *ctx)
 	mgb_be_unlink(be, FILE_NAME);
 	json_object_set_new(ctx->metrics, "rounds", json_integer((json_int_t)done));
 	json_object_set_new(ctx->metrics, "writes_lost", json_integer((json_int_t)lost));
-	json_object_set_new(ctx->metrics, "ctime_came_back_older", json_integer((json_int_t)older));
-	json_object_set_new(ctx->metrics, "ctime_kept_data_lost", json_integer((json_int_t)stale));
-	json_object_set_new(ctx->metrics, "handed_ctime_reused", json_integer((json_int_t)reused));
-	json_object_set_new(ctx->metrics, "next_ctime_behind", json_integer((json_int_t)behind));
+	json_object_set_new(ctx->metrics, "ctime_came_back_older", json_integer((json_int_t)ctimes.older));
+	json_object_set_new(ctx->metrics, "ctime_kept_data_lost", json_integer((json_int_t)ctimes.stale));
+	json_object_set_new(ctx->metrics, "handed_ctime_reused", json_integer((json_int_t)ctimes.reused));
+	json_object_set_new(ctx->metrics, "next_ctime_behind", json_integer((json_int_t)ctimes.behind));
 	if (ch.seen)
 		put_changes(ctx, &ch);
 	json_object_set_new(ctx->metrics, "cycles", cycles);
