@@ -42,7 +42,36 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# One of it-ansible and it-kdevops at a time (make -j check runs tests side by side): each makes
-# /run/sshd for its sshd and removes it after, from under the other's.  The lock is this file's.
-exec 9<"$srcdir/tests/fleet-test-lib.sh"
-flock 9
+# /run/sshd, sshd's privilege separation directory, which its service makes: where it is missing,
+# a fleet test makes it for its own sshd.  make -j check runs it-ansible and it-kdevops side by
+# side, so the first in makes it and the last out removes it.  Who is in: the pids listed in
+# /run/sshd/.mgbench-fleet-tests, whose being there says a fleet test made the directory; read
+# and written under a lock on this file.  A test that was killed stays listed, and is dropped by
+# the next one out, which sees it gone.
+sshd_dir_list=/run/sshd/.mgbench-fleet-tests
+sshd_dir_entered=
+sshd_dir_enter() {
+	sshd_dir_entered=1
+	exec 9<"$srcdir/tests/fleet-test-lib.sh"
+	flock 9
+	if [ ! -d /run/sshd ]; then
+		mkdir -m 755 /run/sshd && : >"$sshd_dir_list"
+	fi
+	[ -f "$sshd_dir_list" ] && echo $$ >>"$sshd_dir_list"
+	flock -u 9
+}
+sshd_dir_leave() {
+	[ -n "$sshd_dir_entered" ] || return 0
+	flock 9
+	if [ -f "$sshd_dir_list" ]; then
+		others=$(while read -r p; do
+			[ "$p" != $$ ] && kill -0 "$p" 2>/dev/null && echo "$p"
+		done <"$sshd_dir_list")
+		if [ -n "$others" ]; then
+			echo "$others" >"$sshd_dir_list"
+		else
+			rm -f "$sshd_dir_list" && rmdir /run/sshd
+		fi
+	fi
+	flock -u 9
+}

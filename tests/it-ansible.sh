@@ -31,7 +31,6 @@ done
 
 start=$(date +%s)
 T=$(mktemp -d "${TMPDIR:-/tmp}/mgbench-it-ansible.XXXXXX") || exit 1
-made_run_sshd=
 sshd_pids=
 
 
@@ -49,7 +48,7 @@ cleanup() {
 	stop_ours
 	rm -rf "$T"
 	[ -e "$T" ] && { say "FAIL: $T (keys) not removed"; fail=1; }
-	[ -n "$made_run_sshd" ] && rmdir /run/sshd 2>/dev/null
+	sshd_dir_leave
 	say "took $(($(date +%s) - start)) s"
 }
 trap 'cleanup; exit $fail' EXIT
@@ -84,9 +83,7 @@ fi
 mkdir -m 700 "$T/ssh"
 ssh-keygen -q -t ed25519 -N '' -C mgbench-it-ansible -f "$T/ssh/id" || exit 1
 cp "$T/ssh/id.pub" "$T/ssh/authorized_keys"
-if [ ! -d /run/sshd ]; then # sshd's privilege separation directory, as its service makes it
-	mkdir -m 755 /run/sshd && made_run_sshd=1
-fi
+sshd_dir_enter
 : >"$T/ssh/known_hosts"
 for n in 1 2; do
 	port=$(free_port)

@@ -36,7 +36,6 @@ user=mgbk$$
 sudoers=/etc/sudoers.d/mgbench-it-kdevops-$$
 made_user=
 made_sudoers=
-made_run_sshd=
 sshd_pids=
 
 
@@ -53,7 +52,7 @@ cleanup() {
 	fi
 	rm -rf "$T"
 	[ -e "$T" ] && { say "FAIL: $T not removed"; fail=1; }
-	[ -n "$made_run_sshd" ] && rmdir /run/sshd 2>/dev/null
+	sshd_dir_leave
 	say "took $(($(date +%s) - start)) s"
 }
 trap 'cleanup; exit $fail' EXIT
@@ -77,9 +76,7 @@ mkdir -m 700 "$T/ssh" "$T/home/.ssh"
 ssh-keygen -q -t ed25519 -N '' -C mgbench-it-kdevops -f "$T/ssh/id" || exit 1
 cp "$T/ssh/id.pub" "$T/home/.ssh/authorized_keys"
 chown -R "$user:" "$T/home/.ssh"
-if [ ! -d /run/sshd ]; then
-	mkdir -m 755 /run/sshd && made_run_sshd=1
-fi
+sshd_dir_enter
 
 # kdevops names its nodes through an ssh config (~/.ssh/config includes kdevops's): so do we.
 prefix=mgbk
