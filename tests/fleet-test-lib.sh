@@ -38,6 +38,18 @@ stop_ours() {
 	fi
 }
 
+# The nodes' ./configure arguments, as a JSON list: their compiler is ccache (./bootstrap installs
+# it), into mgbench's own ccache, so a suite after the first compiles only what changed in the
+# tarball.  CCACHE_NOHASHDIR: each run unpacks the tarball under another temp dir, which -g would
+# otherwise put into every object's hash.
+node_configure_args() {
+	if command -v ccache >/dev/null 2>&1; then
+		echo "[\"CC=env CCACHE_DIR=${MGBENCH_CACHE:-/var/cache/mgbench}/ccache CCACHE_NOHASHDIR=1 ccache gcc\"]"
+	else
+		echo "[]"
+	fi
+}
+
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }

@@ -159,6 +159,7 @@ cat >"$T/vars.json" <<EOF
   "mgbench_controller_bin": "$MGBENCH",
   "mgbench_apt_update": false,
   "mgbench_make_jobs": 2,
+  "mgbench_configure_args": $(node_configure_args),
   "mgbench_workloads": ["write"],
   "mgbench_filesystems": ["tmpfs"],
   "mgbench_backends": ["sync"],

@@ -234,8 +234,8 @@ EOF
 mkdir -p "$K/host_vars" "$T/nodes"
 chmod 755 "$T/nodes"
 for h in $prefix-mgbench $prefix-mgbench-dev; do
-	printf 'mgbench_node_dir: %s\nmgbench_prefix: %s\nmgbench_make_jobs: 2\n' "$T/nodes/$h" "$T/nodes/$h/prefix" \
-		>"$K/host_vars/$h.yml"
+	printf 'mgbench_node_dir: %s\nmgbench_prefix: %s\nmgbench_make_jobs: 2\nmgbench_configure_args: %s\n' \
+		"$T/nodes/$h" "$T/nodes/$h/prefix" "$(node_configure_args)" >"$K/host_vars/$h.yml"
 done
 
 mk() { # mk LOG TARGET: make TARGET in the checkout, output to LOG and the test's log
