@@ -157,11 +157,16 @@ unsigned mgb_vm_mem_needed(unsigned initrd_mib);
  * translation of code another vCPU is patching.  The kernel's text_poke puts an int3 in and
  * takes it out again; a vCPU that meets it afterwards traps on nobody's behalf ("Oops: int3").
  * CI has seen it in early boot, at a static key turned on (sched_clock_cpu), and during a run,
- * at a tracepoint that perf had just turned on (fill_mg_cmtime).  The retried boot runs the
- * whole command again from the initramfs and only its document is kept, so nothing of the
- * first mixes in; a kernel that really traps so panics again, and that is reported.
+ * at a tracepoint that perf had just turned on (fill_mg_cmtime).  CI has also seen the boot CPU
+ * fault inside text_poke_early itself, patching the kernel's text in place before any other
+ * CPU runs ("general protection fault" at text_poke_early+0x68, in the idle task): a stock
+ * Debian kernel that boots hundreds of times under TCG in the suite, so the emulator's.  The
+ * retried boot runs the whole command again from the initramfs and only its document is kept,
+ * so nothing of the first mixes in; a kernel that really faults so panics again, and that is
+ * reported.  Returns what happened, for the message ("at a stale breakpoint"), or NULL: the
+ * kernel's own panic, not retried.  rip is the oops's "RIP: ..." line, or "".
  */
-bool mgb_vm_stale_breakpoint(const char *accel, const char *oops);
+const char *mgb_vm_tcg_artefact(const char *accel, const char *oops, const char *rip);
 void mgb_vm_boot_free(struct mgb_vm_boot *b);
 
 /*

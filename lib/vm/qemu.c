@@ -361,9 +361,15 @@ static enum outcome boot_once(struct mgb_vm_boot *b, const char *accel, struct c
 	return BOOT_DONE;
 }
 
-bool mgb_vm_stale_breakpoint(const char *accel, const char *oops)
+const char *mgb_vm_tcg_artefact(const char *accel, const char *oops, const char *rip)
 {
-	return !strcmp(accel, "tcg") && !strncmp(oops, "Oops: int3", 10);
+	if (strcmp(accel, "tcg") || !*oops)
+		return NULL;
+	if (!strncmp(oops, "Oops: int3", 10))
+		return "at a stale breakpoint";
+	if (strstr(rip, ":text_poke_early+"))
+		return "while patching its own text";
+	return NULL;
 }
 
 /* "Kernel panic - ... (after Oops: ...; RIP: ...)": the panic with the oops that led to it, if any. */
@@ -405,14 +411,17 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 		accel = "tcg";
 		oc = boot_once(b, accel, &c, err);
 	}
-	if (oc == BOOT_PANIC && mgb_vm_stale_breakpoint(accel, c.oops) && !mgb_stop_requested()) {
+	const char *artefact = oc == BOOT_PANIC ? mgb_vm_tcg_artefact(accel, c.oops, c.rip) : NULL;
+
+	if (artefact && !mgb_stop_requested()) {
 		/* the whole run starts over from the initramfs; the document says it happened */
 		panic_text(&c, panic, sizeof(panic));
 		b->boot_retried = strdup(panic);
-		fprintf(stderr, "mgbench vm: the guest kernel panicked %s at a stale breakpoint (%s%s%s): "
-			"under TCG a vCPU can run code another has just patched; booting once more, and the run "
-			"starts over\n", c.run_s > 0 ? "during its run" : c.saw_init ? "in its init" : "before its init",
-			c.oops, c.rip[0] ? "; " : "", c.rip);
+		fprintf(stderr, "mgbench vm: the guest kernel panicked %s %s (%s%s%s): "
+			"under TCG a vCPU can run a stale copy of code the kernel has just patched; booting once "
+			"more, and the run starts over\n",
+			c.run_s > 0 ? "during its run" : c.saw_init ? "in its init" : "before its init", artefact, c.oops,
+			c.rip[0] ? "; " : "", c.rip);
 		console_free(&c);
 		oc = boot_once(b, accel, &c, err);
 	}
