@@ -130,12 +130,13 @@ static json_t *cycle_json(uint64_t round, int64_t handed, int64_t back, const ch
 	return j;
 }
 
-static void put_changes(struct mgb_ctx *ctx, const struct changes *ch)
+/* The four counts as metrics, under names[] in struct crash_counts's order. */
+static void put_counts(struct mgb_ctx *ctx, const char *const names[4], const struct crash_counts *c)
 {
-	json_object_set_new(ctx->metrics, "change_came_back_smaller", json_integer((json_int_t)ch->counts.older));
-	json_object_set_new(ctx->metrics, "change_kept_data_lost", json_integer((json_int_t)ch->counts.stale));
-	json_object_set_new(ctx->metrics, "handed_change_reused", json_integer((json_int_t)ch->counts.reused));
-	json_object_set_new(ctx->metrics, "next_change_behind", json_integer((json_int_t)ch->counts.behind));
+	json_object_set_new(ctx->metrics, names[0], json_integer((json_int_t)c->older));
+	json_object_set_new(ctx->metrics, names[1], json_integer((json_int_t)c->stale));
+	json_object_set_new(ctx->metrics, names[2], json_integer((json_int_t)c->reused));
+	json_object_set_new(ctx->metrics, names[3], json_integer((json_int_t)c->behind));
 }
 
 /* The change attribute of a query, where the backend hands one (NFSv4). */
@@ -264,12 +265,11 @@ static int crash_run(struct mgb_ctx *ctx)
 	mgb_be_unlink(be, FILE_NAME);
 	json_object_set_new(ctx->metrics, "rounds", json_integer((json_int_t)done));
 	json_object_set_new(ctx->metrics, "writes_lost", json_integer((json_int_t)lost));
-	json_object_set_new(ctx->metrics, "ctime_came_back_older", json_integer((json_int_t)ctimes.older));
-	json_object_set_new(ctx->metrics, "ctime_kept_data_lost", json_integer((json_int_t)ctimes.stale));
-	json_object_set_new(ctx->metrics, "handed_ctime_reused", json_integer((json_int_t)ctimes.reused));
-	json_object_set_new(ctx->metrics, "next_ctime_behind", json_integer((json_int_t)ctimes.behind));
+	put_counts(ctx, (const char *const[]){ "ctime_came_back_older", "ctime_kept_data_lost", "handed_ctime_reused",
+					     "next_ctime_behind" }, &ctimes);
 	if (ch.seen)
-		put_changes(ctx, &ch);
+		put_counts(ctx, (const char *const[]){ "change_came_back_smaller", "change_kept_data_lost",
+						     "handed_change_reused", "next_change_behind" }, &ch.counts);
 	json_object_set_new(ctx->metrics, "cycles", cycles);
 	return 0;
 fail:
