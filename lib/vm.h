@@ -14,11 +14,11 @@
 /* ---- cache + apt (lib/vm/apt.c) ---- */
 
 
-/* An apt configuration: the system's (dir NULL) or a private one under the cache that reuses the
- * system's Debian mirror for another suite and never touches the system's apt state. */
 /* "-o" settings of an apt configuration, with room for the NULL after them */
 #define MGB_APT_OPTS 8
 
+/* An apt configuration: the system's (dir NULL) or a private one under the cache that reuses the
+ * system's Debian mirror for another suite and never touches the system's apt state. */
 struct mgb_apt {
 	char *dir;        /* private root (sources, lists, cache), or NULL for the system's */
 	char *opts[MGB_APT_OPTS]; /* "-o" settings passed to apt-get/apt-cache (NULL-terminated) */
