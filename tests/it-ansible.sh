@@ -392,8 +392,9 @@ check "a run whose SSH sessions dropped is fetched (exit $rc)" [ $rc = 0 ]
 check "a run whose SSH sessions dropped is ok" grep -q '"state": "ok"' "$T/drop/results/drop/status.json"
 check "its document is complete" "$MGBENCH" report "$T/drop/results/drop/mgbench.json" >/dev/null
 
-# A run past mgbench_run_timeout is killed on the node (the async job's process group), the host is
-# failed, and nothing of it is fetched, then or later.  node3's fake install, a long run on tmpfs.
+# A run past mgbench_run_timeout is stopped on the node (timeout(1)'s SIGTERM to the run's process
+# group: mgbench cleans up), the host is failed, and nothing of it is fetched, then or later.
+# node3's fake install, a long run on tmpfs.
 node3_hosts slow
 t0=$(date +%s)
 ansible-playbook -i "$T/slow.hosts" -e "@$T/vars.json" -e "mgbench_results_dir=$T/slow/results" \
@@ -403,11 +404,20 @@ rc=$?
 cat "$T/slow.log" >&2
 say "the timed-out play exited $rc after $(($(date +%s) - t0)) s"
 check "a run past its timeout fails the host" grep -q '"state": "failed"' "$T/slow/results/slow/status.json"
-check "a run past its timeout is named" grep -q "the run did not finish" "$T/slow/results/slow/status.json"
+check "a run past its timeout is named, and was stopped by timeout(1)" \
+	grep -q "the run did not finish in mgbench_run_timeout (4 s): stopped on the node" "$T/slow/results/slow/status.json"
 check "a run past its timeout leaves no document on the controller" [ ! -e "$T/slow/results/slow/mgbench.json" ]
-sleep 2
-check "a run past its timeout is killed on the node" sh -c '! pgrep -f "$1/node3/results/.*/mgbench.json" >/dev/null' \
+check "a run past its timeout is gone from the node" sh -c '! pgrep -f "$1/node3/results/.*/mgbench.json" >/dev/null' \
 	sh "$T"
+
+# A timeout that is not a number of seconds would be no limit to timeout(1): refused before the run.
+node3_hosts badtimeout
+ansible-playbook -i "$T/badtimeout.hosts" -e "@$T/vars.json" -e "mgbench_results_dir=$T/badtimeout/results" \
+	-e '{"mgbench_run_timeout": "2h"}' "$srcdir/contrib/ansible/mgbench.yml" >"$T/badtimeout.log" 2>&1
+rc=$?
+check "a run timeout of \"2h\" fails the play (exit $rc)" [ $rc != 0 ]
+check "a run timeout of \"2h\" is refused, named" \
+	grep -q 'mgbench_run_timeout \\"2h\\" is not a whole number' "$T/badtimeout/results/badtimeout/status.json"
 
 # The controller step alone on hostile and broken documents (deep nesting, hostile names, escapes).
 check "the controller step on hostile input (tests/it-fleet-compare.sh)" \
