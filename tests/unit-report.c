@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit: the text table never rounds a ratio below 1 up to 1.000, and prints booleans as words. */
+/* Unit: the text table never rounds a ratio below 1 up to 1.000, prints booleans as words, and
+ * fits in 72 columns. */
 #include "config.h"
 #include "report.h"
 #include "helpers.h"
@@ -9,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *table_of(json_t *doc)
+/* Not inlined: GCC 12 then takes the returned buffer for table_of's own local (-Wdangling-pointer). */
+static __attribute__((noinline)) char *table_of(json_t *doc)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -111,12 +113,82 @@ static void report_strings(void)
 	}
 }
 
+/* Lines over 72 columns in text (counted in characters), and the first of them in first. */
+static unsigned wide_lines(const char *text, const char **first)
+{
+	unsigned n = 0;
+
+	*first = NULL;
+	for (const char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+		size_t chars = 0;
+
+		for (const char *c = l; *c && *c != '\n'; c++)
+			chars += ((unsigned char)*c & 0xc0) != 0x80;
+		if (chars > 72 && !n++)
+			*first = l;
+	}
+	return n;
+}
+
+static unsigned occurrences(const char *text, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* Real documents with more than a line's worth: crash through knfsd (ten columns, a server line
+ * that runs long), overlay (a wide fs column), read (seven columns).  Every line fits in 72; the
+ * columns that do not fit beside the first ones follow in a table of their own, every row again. */
+static void fits_in_72(void)
+{
+	static const char *const docs[] = { "results/crash-knfsd/boots/3bc58437a619-A-01.json",
+					    "results/overlay/crossfs/series.json",
+					    "results/read-knfsd/local-reader/boots/3db78e1a5c5e-A-04.json" };
+	const char *src = getenv("srcdir") ?: ".";
+
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		char path[1024];
+		json_t *doc;
+		char *text;
+		const char *wide;
+		unsigned nwide;
+
+		snprintf(path, sizeof(path), "%s/%s", src, docs[i]);
+		doc = json_load_file(path, 0, NULL);
+		T_CHECK(doc != NULL, "%s does not load", path);
+		if (!doc)
+			continue;
+		text = table_of(doc);
+		nwide = wide_lines(text, &wide);
+		T_CHECK(nwide == 0, "%s: %u line(s) over 72 columns, first: %.*s", docs[i], nwide,
+			wide ? (int)strcspn(wide, "\n") : 0, wide ?: "");
+		if (i == 0) {
+			/* two blocks (flush=none, log) of two rows, each under both tables */
+			const char *second = strstr(text, "\nfs    via    chg older chg stale chg reuse chg behnd\n");
+			unsigned ext4 = occurrences(text, "\next4  nfs4 ");
+			T_CHECK(second && strstr(text, "\nfs    via       rounds      lost     older     stale    reused    "
+							"behind\n") < second,
+				"crash: the ctime's columns, then the change attribute's:\n%s", text);
+			T_CHECK(ext4 == 4, "crash: ext4's row in both tables of both blocks, %u times:\n%s", ext4, text);
+			T_CHECK(strstr(text, "\next4  nfs4          20         0         0         0\n"),
+				"crash: the change attribute's counts under their header:\n%s", text);
+		}
+		free(text);
+		json_decref(doc);
+	}
+}
+
 int main(void)
 {
 	t_case("mgb_printable: controls, C1, bidi and bytes that are no UTF-8 become '?'");
 	printable_cases();
 	t_case("report: no string of a document reaches the terminal raw");
 	report_strings();
+	t_case("the table fits in 72 columns");
+	fits_in_72();
 	t_case("the table's numbers");
 	/* 9,995 distinct of 10,000: %.3f would print 1.000 and hide 5 repeated stamps. */
 	json_t *doc = json_pack("{s:s, s:[{s:s, s:s, s:s, s:s, s:{}, s:{s:{s:f}}},"

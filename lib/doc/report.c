@@ -143,8 +143,9 @@ static void mg_line_print(FILE *out, struct mg_line *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Rows a reader added under a cell (report's min and max over several documents). */
-static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *rows)
+/* Rows a reader added under a cell (report's min and max over several documents), columns
+ * [first, last) of w's. */
+static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *rows, size_t first, size_t last)
 {
 	size_t i;
 	json_t *row;
@@ -154,8 +155,9 @@ static void print_extra_rows(FILE *out, const struct mgb_workload *w, json_t *ro
 
 		fprintf(out, "  %-10.10s",
 			mgb_printable_into(label, sizeof(label), json_string_value(json_object_get(row, "label"))));
-		for (const struct mgb_column *c = w->columns; c->header; c++)
-			print_value(out, mgb_json_path(json_object_get(row, "metrics"), c->path), c->format);
+		for (size_t c = first; c < last; c++)
+			print_value(out, mgb_json_path(json_object_get(row, "metrics"), w->columns[c].path),
+				    w->columns[c].format);
 		fputc('\n', out);
 	}
 }
@@ -209,7 +211,7 @@ static void print_warnings(FILE *out, json_t *cell)
 	}
 }
 
-static void print_backend_line(FILE *out, json_t *cell)
+static void print_backend_text(FILE *out, json_t *cell)
 {
 	json_t *b = json_object_get(cell, "backend"), *opts = json_object_get(b, "options");
 	json_t *bm = json_object_get(cell, "backend_metrics");
@@ -218,9 +220,7 @@ static void print_backend_line(FILE *out, json_t *cell)
 	char name[64], k[64], val[256];
 	json_t *v;
 
-	if (!json_object_size(opts) && !json_object_size(bm))
-		return;
-	fprintf(out, "      %s", mgb_printable_into(name, sizeof(name), json_string_value(json_object_get(b, "name"))));
+	fprintf(out, "%s", mgb_printable_into(name, sizeof(name), json_string_value(json_object_get(b, "name"))));
 	json_object_foreach(opts, key, v) {
 		if (json_is_false(v) || json_is_null(v))
 			continue;
@@ -243,50 +243,55 @@ static void print_backend_line(FILE *out, json_t *cell)
 			mgb_printable_into(val, sizeof(val),
 					   json_string_value(json_object_get(bm, "punted_reason")) ?: "no tracepoint"));
 	print_server(out, json_object_get(cell, "server"), bm);
-	fputc('\n', out);
 }
 
-void mgb_report_print(FILE *out, json_t *doc)
+/* The backend's line under a row, wrapped at 72 (an NFS server's name and version run long). */
+static void print_backend_line(FILE *out, json_t *cell)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *line;
+
+	if (!json_object_size(json_object_get(json_object_get(cell, "backend"), "options")) &&
+	    !json_object_size(json_object_get(cell, "backend_metrics")))
+		return;
+	line = open_memstream(&text, &len);
+	if (!line)
+		return;
+	print_backend_text(line, cell);
+	if (fclose(line) == 0)
+		mgb_print_wrapped(out, text, 6);
+	free(text);
+}
+
+/* The workload of a cell, or NULL for one this mgbench does not know (not shown). */
+static const struct mgb_workload *workload_of(json_t *cell)
+{
+	const char *name = json_string_value(json_object_get(cell, "workload"));
+
+	return name ? mgb_workload_find(name) : NULL;
+}
+
+/*
+ * One table of a block: the block's cells (from..to, those of known workloads) under columns
+ * [first, last) of w's.  The first table of a block (first == 0) carries each row's status, error,
+ * backend line and warnings; the columns that do not fit beside it in 72 columns follow in more
+ * tables, the rows repeated (crash's ten columns: its ctime's, then its change attribute's).
+ */
+static void print_table(FILE *out, const struct mgb_workload *w, json_t *cells, size_t from, size_t to,
+			size_t first, size_t last, int fsw)
 {
 	char fsname[64], via[64], status[64];
-	struct mg_line mg = { 0 };
-	json_t *cells = json_object_get(doc, "cells");
-	const char *last_block = NULL;
-	char *block_key = NULL;
-	size_t i;
-	json_t *cell;
-	int fsw = 6; /* the fs column: six, or as wide as the longest name (overlay-btrfs) and a blank */
 
-	json_array_foreach(cells, i, cell) {
-		size_t n = strlen(json_string_value(json_object_get(cell, "fs")) ?: "");
+	fprintf(out, "%-*s%-6s", fsw, "fs", "via");
+	for (size_t c = first; c < last; c++)
+		fprintf(out, " %*s", COL_WIDTH, w->columns[c].header);
+	fputc('\n', out);
+	for (size_t i = from; i < to; i++) {
+		json_t *cell = json_array_get(cells, i), *metrics = json_object_get(cell, "metrics");
 
-		if ((int)n + 1 > fsw)
-			fsw = n + 1 < sizeof(fsname) ? (int)n + 1 : (int)sizeof(fsname);
-	}
-	json_array_foreach(cells, i, cell) {
-		const char *wname = json_string_value(json_object_get(cell, "workload"));
-		const struct mgb_workload *w = wname ? mgb_workload_find(wname) : NULL;
-		json_t *metrics = json_object_get(cell, "metrics");
-		char *key;
-
-		if (!w)
+		if (!workload_of(cell) || (first > 0 && !json_is_object(metrics)))
 			continue;
-		key = block_key_of(cell);
-		if (!last_block || strcmp(block_key, key)) {
-			mg_line_print(out, &mg);
-			fprintf(out, "%s%s: %s\n", last_block ? "\n" : "", w->name, w->summary);
-			print_params(out, w, json_object_get(cell, "params"));
-			fprintf(out, "%-*s%-6s", fsw, "fs", "via");
-			for (const struct mgb_column *c = w->columns; c->header; c++)
-				fprintf(out, " %*s", COL_WIDTH, c->header);
-			fputc('\n', out);
-			free(block_key);
-			block_key = key;
-			last_block = wname;
-		} else {
-			free(key);
-		}
-		mg_line_add(&mg, cell);
 		fprintf(out, "%-*.*s%-6.6s", fsw, fsw,
 			mgb_printable_into(fsname, sizeof(fsname), json_string_value(json_object_get(cell, "fs"))),
 			mgb_printable_into(via, sizeof(via), mgb_cell_backend(cell)));
@@ -297,17 +302,82 @@ void mgb_report_print(FILE *out, json_t *doc)
 			mgb_print_wrapped(out, json_string_value(json_object_get(cell, "error")) ?: "", 4);
 			continue;
 		}
-		for (const struct mgb_column *c = w->columns; c->header; c++)
-			print_value(out, mgb_metric_path(w, metrics, c->path), c->format);
+		for (size_t c = first; c < last; c++)
+			print_value(out, mgb_metric_path(w, metrics, w->columns[c].path), w->columns[c].format);
 		if (strcmp(json_string_value(json_object_get(cell, "status")) ?: "", "ok"))
 			fprintf(out, " (%s)",
 				mgb_printable_into(status, sizeof(status),
 						   json_string_value(json_object_get(cell, "status"))));
 		fputc('\n', out);
-		print_backend_line(out, cell);
-		print_extra_rows(out, w, json_object_get(cell, MGB_REPORT_ROWS));
-		print_warnings(out, cell);
+		if (first == 0)
+			print_backend_line(out, cell);
+		print_extra_rows(out, w, json_object_get(cell, MGB_REPORT_ROWS), first, last);
+		if (first == 0)
+			print_warnings(out, cell);
 	}
-	mg_line_print(out, &mg);
-	free(block_key);
+}
+
+void mgb_report_print(FILE *out, json_t *doc)
+{
+	struct mg_line mg = { 0 };
+	json_t *cells = json_object_get(doc, "cells");
+	size_t i, n = json_array_size(cells);
+	json_t *cell;
+	bool first_block = true;
+	int fsw = 6; /* the fs column: six, or as wide as the longest name (overlay-btrfs) and a blank */
+	size_t fit;
+
+	json_array_foreach(cells, i, cell) {
+		size_t len = strlen(json_string_value(json_object_get(cell, "fs")) ?: "");
+
+		if ((int)len + 1 > fsw)
+			fsw = len + 1 < 64 ? (int)len + 1 : 64;
+	}
+	/* how many columns fit beside fs and via in 72 */
+	fit = (size_t)((72 - fsw - 6) / (COL_WIDTH + 1));
+	if (fit < 1)
+		fit = 1;
+	/* a block: the cells from i on with the same workload and parameters (unknown workloads
+	 * between them are not shown and do not end it) */
+	for (i = 0; i < n;) {
+		const struct mgb_workload *w = workload_of(json_array_get(cells, i));
+		char *key, *title;
+		size_t end, ncol = 0;
+
+		if (!w) {
+			i++;
+			continue;
+		}
+		key = block_key_of(json_array_get(cells, i));
+		for (end = i + 1; end < n; end++) {
+			json_t *next = json_array_get(cells, end);
+			char *next_key;
+			bool same;
+
+			if (!workload_of(next))
+				continue;
+			next_key = block_key_of(next);
+			same = !strcmp(key, next_key);
+			free(next_key);
+			if (!same)
+				break;
+		}
+		free(key);
+		if (!first_block)
+			fputc('\n', out);
+		first_block = false;
+		if (asprintf(&title, "%s: %s", w->name, w->summary) >= 0) {
+			mgb_print_wrapped(out, title, 0);
+			free(title);
+		}
+		print_params(out, w, json_object_get(json_array_get(cells, i), "params"));
+		while (w->columns[ncol].header)
+			ncol++;
+		for (size_t first = 0; first < ncol || first == 0; first += fit)
+			print_table(out, w, cells, i, end, first, first + fit < ncol ? first + fit : ncol, fsw);
+		for (; i < end; i++)
+			if (workload_of(json_array_get(cells, i)))
+				mg_line_add(&mg, json_array_get(cells, i));
+		mg_line_print(out, &mg);
+	}
 }
