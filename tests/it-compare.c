@@ -140,7 +140,7 @@ static void compare(void)
 
 	t_mgbench(&o, regress);
 	T_CHECK(o.status == 1 && strstr(o.err, "ctime.distinct_ratio"), "tmpfs -> ramfs is a regression: %d %s",
-			o.status, o.err);
+		o.status, o.err);
 	t_output_free(&o);
 	t_mgbench(&o, improve);
 	T_CHECK(o.status == 0, "ramfs -> tmpfs is no regression: %d %s", o.status, o.err);
@@ -165,8 +165,8 @@ static void compare(void)
 	t_output_free(&o);
 
 	t_mgbench(&o, leafkey);
-	T_CHECK(o.status == 1 && strstr(o.err, "got worse"), "gate: a leaf key names the metric: %d %s",
-			o.status, o.err);
+	T_CHECK(o.status == 1 && strstr(o.err, "got worse"), "gate: a leaf key names the metric: %d %s", o.status,
+		o.err);
 	t_output_free(&o);
 	t_mgbench(&o, unjudged);
 	T_CHECK(o.status == 3 && strstr(o.err, "not judged") && !strchr(strchr(o.err, '\n') + 1, '\n'),
