@@ -97,8 +97,13 @@ int mgb_session_begin(struct mgb_session *s, bool scratch, char *err)
 	if (unshare(CLONE_NEWNS) < 0)
 		return mgb_err(err, "unshare(CLONE_NEWNS): %s", strerror(errno));
 	/* Private propagation: nothing we mount is seen by, or survives, the host. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		/* a plain chroot: its / is a directory of another mount, which a chroot cannot name */
+		if (errno == EINVAL)
+			return mgb_err(err, "making mounts private: / is not a mount point here (a chroot?): "
+				       "bind-mount the chroot's directory onto itself first (mount --bind DIR DIR)");
 		return mgb_err(err, "making mounts private: %s", strerror(errno));
+	}
 	s->private_ns = true;
 	ensure_pseudo_fs("/sys/kernel/debug", "debugfs", DEBUGFS_MAGIC_NUMBER);
 	ensure_pseudo_fs("/sys/kernel/tracing", "tracefs", TRACEFS_MAGIC_NUMBER);
