@@ -8,7 +8,8 @@
  *   a write that does not fit: an error naming what was stored and the real errno;
  *   a file-size limit (SIGXFSZ): the cell's EFBIG, the document written;
  *   --dir on a mount point with a space: its real fstype;
- *   a result directory removed during the run: the document kept elsewhere, named.
+ *   a result directory removed during the run: the document kept elsewhere, named;
+ *   a plain chroot, whose / is no mount point: one line naming the fix (mount --bind DIR DIR).
  * The test mounts its small tmpfs filesystems in a private mount namespace of its own.
  */
 #include "config.h"
@@ -83,6 +84,54 @@ static void tmpdir_root(void)
 		setenv("TMPDIR", was, 1);
 		free(was);
 	}
+	t_output_free(&o);
+}
+
+/* In the child, before the exec: a private namespace with the host's tree bound at arg/host, and
+ * arg a plain directory of links (bin -> host/bin, ...) to every name in the host's /, so that
+ * mgbench and its libraries resolve as before; then chroot(arg), whose / is no mount point. */
+static void plain_chroot(void *arg)
+{
+	const char *root = arg;
+	char host[700];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(host, sizeof(host), "%s/host", root);
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mkdir(host, 0755) < 0 || mount("/", host, NULL, MS_BIND | MS_REC, NULL) < 0 || !(d = opendir("/")))
+		_exit(125);
+	while ((e = readdir(d))) {
+		char link[700], to[700];
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "host"))
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", root, e->d_name);
+		snprintf(to, sizeof(to), "host/%s", e->d_name);
+		if (symlink(to, link) < 0)
+			_exit(125);
+	}
+	closedir(d);
+	if (chroot(root) < 0 || chdir("/") < 0)
+		_exit(125);
+}
+
+/* mgbench makes its mounts private from /, which a plain chroot's / cannot be (EINVAL): the run
+ * says why and what to do, on one line, and writes nothing. */
+static void chroot_root_not_mounted(void)
+{
+	char root[600], doc[600];
+	const char *const args[] = { "run", "write", "--fs", "tmpfs", "--rounds", "3", "-o", doc, NULL };
+	struct t_output o;
+
+	snprintf(root, sizeof(root), "%s", t_result_path("chroot"));
+	snprintf(doc, sizeof(doc), "%s", t_result_path("chroot.json"));
+	T_CHECK(mkdir(root, 0755) == 0, "mkdir %s: %s", root, strerror(errno));
+	t_mgbench_with(&o, args, plain_chroot, root);
+	T_CHECK(o.status == 1 && strstr(o.err, "/ is not a mount point here") && strstr(o.err, "mount --bind DIR DIR") &&
+			strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
+		"a plain chroot: exit %d (125: the chroot was not made), one line naming the fix: %s", o.status, o.err);
+	T_CHECK(access(doc, F_OK) < 0, "a plain chroot: no document");
 	t_output_free(&o);
 }
 
@@ -328,6 +377,7 @@ int main(void)
 	T_RUN(non_utf8_text());
 	T_RUN(command_keeps_lists());
 	T_RUN(sigxfsz());
+	T_RUN(chroot_root_not_mounted());
 
 	/* Small filesystems of the test's own, gone with its namespace. */
 	T_CHECK(unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0,
