@@ -141,7 +141,7 @@ struct mgb_vm_boot {
 	int guest_status;   /* the guest mgbench's exit status, -1 if it never ran */
 	double boot_s;      /* qemu start to the first workload (the run command starting) */
 	json_t *modules;    /* {module: seconds its insmod took in the guest}, or NULL */
-	char *boot_retried; /* the panic of a first boot given up on and run again (below), or NULL */
+	char *boot_retried; /* the panics of the boots given up on ("P1; then P2"; below), or NULL */
 };
 
 /* "QEMU emulator version ..." of qemu-system-x86_64 (malloc'd), NULL with err if it is missing. */
@@ -162,11 +162,14 @@ unsigned mgb_vm_mem_needed(unsigned initrd_mib);
  * CPU runs ("general protection fault" at text_poke_early+0x68, in the idle task): a stock
  * Debian kernel that boots hundreds of times under TCG in the suite, so the emulator's.  The
  * retried boot runs the whole command again from the initramfs and only its document is kept,
- * so nothing of the first mixes in; a kernel that really faults so panics again, and that is
- * reported.  Returns what happened, for the message ("at a stale breakpoint"), or NULL: the
- * kernel's own panic, not retried.  rip is the oops's "RIP: ..." line, or "".
+ * so nothing of the first mixes in.  Up to MGB_VM_TCG_BOOTS boots in all: CI has seen two in a
+ * row (at sched_clock_cpu in early boot, beside the suite's other guests); a kernel that really
+ * faults so panics every time, and the last panic is reported.  Returns what happened, for the
+ * message ("at a stale breakpoint"), or NULL: the kernel's own panic, not retried.  rip is the
+ * oops's "RIP: ..." line, or "".
  */
 const char *mgb_vm_tcg_artefact(const char *accel, const char *oops, const char *rip);
+#define MGB_VM_TCG_BOOTS 3
 void mgb_vm_boot_free(struct mgb_vm_boot *b);
 
 /*

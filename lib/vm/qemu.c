@@ -411,17 +411,23 @@ int mgb_vm_boot(struct mgb_vm_boot *b, char *err)
 		accel = "tcg";
 		oc = boot_once(b, accel, &c, err);
 	}
-	const char *artefact = oc == BOOT_PANIC ? mgb_vm_tcg_artefact(accel, c.oops, c.rip) : NULL;
+	/* the whole run starts over from the initramfs each time; the document says it happened */
+	for (unsigned boot = 1; boot < MGB_VM_TCG_BOOTS && !mgb_stop_requested(); boot++) {
+		const char *artefact = oc == BOOT_PANIC ? mgb_vm_tcg_artefact(accel, c.oops, c.rip) : NULL;
+		char *retried;
 
-	if (artefact && !mgb_stop_requested()) {
-		/* the whole run starts over from the initramfs; the document says it happened */
+		if (!artefact)
+			break;
 		panic_text(&c, panic, sizeof(panic));
-		b->boot_retried = strdup(panic);
+		if (asprintf(&retried, "%s%s%s", b->boot_retried ?: "", b->boot_retried ? "; then " : "", panic) >= 0) {
+			free(b->boot_retried);
+			b->boot_retried = retried;
+		}
 		fprintf(stderr, "mgbench vm: the guest kernel panicked %s %s (%s%s%s): "
 			"under TCG a vCPU can run a stale copy of code the kernel has just patched; booting once "
-			"more, and the run starts over\n",
+			"more (boot %u of at most %u), and the run starts over\n",
 			c.run_s > 0 ? "during its run" : c.saw_init ? "in its init" : "before its init", artefact, c.oops,
-			c.rip[0] ? "; " : "", c.rip);
+			c.rip[0] ? "; " : "", c.rip, boot + 1, MGB_VM_TCG_BOOTS);
 		console_free(&c);
 		oc = boot_once(b, accel, &c, err);
 	}
