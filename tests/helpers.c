@@ -845,6 +845,15 @@ bool t_wait_workload(pid_t pid, const char *workload)
 	return t_in_workload(pid, workload);
 }
 
+unsigned t_occurrences(const char *text, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
 void t_cleanup(void)
 {
 	if (t_tmpdir[0])

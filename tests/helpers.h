@@ -145,6 +145,8 @@ const char *t_result_path(const char *name);
 json_t *t_load(const char *path);
 /* A whole file as a string (malloc'd), or NULL if it cannot be read. */
 char *t_slurp(const char *path);
+/* How many times needle occurs in text (overlapping ones counted). */
+unsigned t_occurrences(const char *text, const char *needle);
 
 /* The cell for (workload, fs) in a document, or NULL. */
 json_t *t_cell(json_t *doc, const char *workload, const char *fs);

@@ -134,15 +134,6 @@ static void cost_in_guest(json_t *doc)
 		json_string_value(mgb_json_path(cell, "metrics.load.name")) ?: "?");
 }
 
-static unsigned occurrences(const char *text, const char *needle)
-{
-	unsigned n = 0;
-
-	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
 /*
  * Boots 4 to 6: a guest that meets an int3 oops as its run starts (a test knob prints it, as a
  * stale breakpoint under TCG would) is booted again, up to three boots in all, and no more: the
@@ -159,7 +150,7 @@ static void stale_breakpoint_retried(void)
 
 	t_mgbench(&o, args);
 	retry = strstr(o.err, "booting once more");
-	retries = occurrences(o.err, "booting once more");
+	retries = t_occurrences(o.err, "booting once more");
 	last = strstr(o.err, "(boot 3 of at most 3)");
 	T_CHECK(o.status == 1, "int3: exit 1, got %d: %s", o.status, o.err);
 	/* TCG's own stale breakpoint can strike first, before init, where the knob is not yet read:
@@ -343,7 +334,7 @@ int main(void)
 		T_CHECK(o.status == 1, "panic: exit 1, got %d", o.status);
 		/* under TCG the first boot can meet the emulator's own panic, which vm says in a line of its
 		 * own and boots once more (seen in CI's sanitizer pass): that line is not the panic's */
-		unsigned retried = occurrences(o.err, "booting once more");
+		unsigned retried = t_occurrences(o.err, "booting once more");
 
 		T_CHECK(strstr(o.err, "panicked") != NULL && count_lines(o.err) == 1 + retried,
 			"panic: one line naming the panic%s: %s", retried ? " (after the retried one's)" : "", o.err);

@@ -130,15 +130,6 @@ static unsigned wide_lines(const char *text, const char **first)
 	return n;
 }
 
-static unsigned occurrences(const char *text, const char *needle)
-{
-	unsigned n = 0;
-
-	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
 /* Real documents with more than a line's worth: crash through knfsd (ten columns, a server line
  * that runs long), overlay (a wide fs column), read (seven columns).  Every line fits in 72; the
  * columns that do not fit beside the first ones follow in a table of their own, every row again. */
@@ -168,7 +159,7 @@ static void fits_in_72(void)
 		if (i == 0) {
 			/* two blocks (flush=none, log) of two rows, each under both tables */
 			const char *second = strstr(text, "\nfs    via    chg older chg stale chg reuse chg behnd\n");
-			unsigned ext4 = occurrences(text, "\next4  nfs4 ");
+			unsigned ext4 = t_occurrences(text, "\next4  nfs4 ");
 			T_CHECK(second && strstr(text, "\nfs    via       rounds      lost     older     stale    reused    "
 							"behind\n") < second,
 				"crash: the ctime's columns, then the change attribute's:\n%s", text);
