@@ -12,6 +12,8 @@
 #include <string.h>
 
 #define COL_WIDTH 9
+/* the fs column's widest, and the buffer a name is printed from */
+#define FS_WIDTH_MAX 64
 
 void mgb_format_value(char *buf, size_t len, json_t *v, const char *format)
 {
@@ -281,7 +283,7 @@ static const struct mgb_workload *workload_of(json_t *cell)
 static void print_table(FILE *out, const struct mgb_workload *w, json_t *cells, size_t from, size_t to,
 			size_t first, size_t last, int fsw)
 {
-	char fsname[64], via[64], status[64];
+	char fsname[FS_WIDTH_MAX], via[64], status[64];
 
 	fprintf(out, "%-*s%-6s", fsw, "fs", "via");
 	for (size_t c = first; c < last; c++)
@@ -331,7 +333,7 @@ void mgb_report_print(FILE *out, json_t *doc)
 		size_t len = strlen(json_string_value(json_object_get(cell, "fs")) ?: "");
 
 		if ((int)len + 1 > fsw)
-			fsw = len + 1 < 64 ? (int)len + 1 : 64;
+			fsw = len + 1 < FS_WIDTH_MAX ? (int)len + 1 : FS_WIDTH_MAX;
 	}
 	/* how many columns fit beside fs and via in 72 */
 	fit = (size_t)((72 - fsw - 6) / (COL_WIDTH + 1));
